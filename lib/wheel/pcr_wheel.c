@@ -1,0 +1,975 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+/*
+ * Hierarchical timing wheel. See pcr_wheel.h for the contract; this file is
+ * the consumer side and the control path.
+ *
+ * Time on the wheel is counted in level-0 ticks since the epoch (the
+ * start_tsc given at creation): tick = (tsc - epoch) / granularity_tsc,
+ * computed with a precomputed reciprocal, once per packet, when the consumer
+ * takes the packet from the inbox. Far-level chunks store the tick, so a
+ * cascade never divides and never touches the mbuf.
+ *
+ * Placement: with cur the wheel's current tick and k = slot_bits, a packet
+ * for tick t goes to the lowest level l at which t and cur share every bit
+ * above k * (l + 1), in slot (t >> k*l) & mask. So a level-l slot only ever
+ * holds packets for one future slot of its parent, and the slot of level
+ * l >= 1 that contains cur is always empty: it was cascaded when cur crossed
+ * into it. The top level is the exception that makes the horizon work: it
+ * is used circularly, which is why horizon < (S - 1) * S^(L-1) ticks.
+ *
+ * Advancing: the next event is the first set bit ahead of cur on level 0,
+ * else on level 1, and so on: events of level l lie before the next
+ * boundary of level l + 1, so the lowest non-empty level holds the earliest.
+ * The consumer jumps cur straight to that event (an idle gap costs a few
+ * word scans), cascades the slots that start there, top level first, and
+ * emits the level-0 slot.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_reciprocal.h>
+#include <rte_seqcount.h>
+
+#include "pcr_wheel.h"
+
+RTE_LOG_REGISTER_SUFFIX(pcr_wheel_logtype, wheel, NOTICE);
+#define WHEEL_LOG(level, fmt, ...)                                           \
+	rte_log(RTE_LOG_##level, pcr_wheel_logtype, "pcr_wheel: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define DEF_GRANULARITY_NS 1000
+#define DEF_HORIZON_NS     (2ULL * 1000 * 1000 * 1000)
+#define DEF_SLOT_BITS      8
+#define DEF_LEVELS         3
+#define DEF_SLOT_CAPACITY  512
+#define DEF_INBOX_SIZE     65536
+#define DEF_MAX_QUEUED     (1U << 20)
+#define INBOX_BURST        64
+
+/* Far-level container: a chain of chunks of (mbuf, tick) pairs. */
+struct far_entry {
+	struct rte_mbuf *m;
+	uint64_t tick;
+};
+
+struct far_chunk {
+	struct far_chunk *next;
+	uint32_t count;
+	uint32_t pad;
+	struct far_entry e[PCR_WHEEL_CHUNK_ENTRIES];
+};
+
+struct far_slot {
+	struct far_chunk *head;
+	struct far_chunk *tail;
+};
+
+/* Consumer counters; written by the consumer under `seq`. */
+struct wheel_ccounters {
+	uint64_t taken; /* entries taken from the inbox */
+	uint64_t dequeued;
+	uint64_t drop[PCR_WHEEL_DROP_MAX];
+	uint64_t late;
+	uint64_t horizon_cap;
+	uint64_t spill;
+	uint64_t cascaded;
+	uint64_t advances;
+	uint64_t occ[PCR_WHEEL_MAX_LEVELS];
+};
+
+struct pcr_wheel {
+	/* First cache line: read by producers in the inline enqueue. */
+	struct __pcr_wheel_head head;
+
+	/* Consumer state, read-mostly geometry. */
+	uint64_t epoch_tsc __rte_cache_aligned;
+	uint64_t granularity_tsc;
+	struct rte_reciprocal_u64 granularity_recip;
+	uint64_t horizon_ticks;
+	uint64_t horizon_max_ticks;
+	enum pcr_wheel_horizon_policy horizon_policy;
+	unsigned int slot_bits;
+	unsigned int levels;
+	unsigned int nslots;
+	unsigned int mask;
+	unsigned int words; /* bitmap words per level */
+	unsigned int slot_capacity;
+	pcr_wheel_drop_fn drop_fn;
+	void *drop_arg;
+	uint64_t *bitmap;          /* levels * words */
+	struct rte_ring **l0;      /* level-0 slots */
+	struct far_slot *far;      /* (levels - 1) * nslots */
+	struct far_chunk *chunks;  /* the pool's memory */
+	struct far_chunk *free_chunks;
+	void *l0_mem;
+
+	/* Consumer read-write state. */
+	uint64_t cur_tick __rte_cache_aligned;
+	rte_seqcount_t seq;
+	struct wheel_ccounters c;
+
+	/* Description. */
+	uint64_t tsc_hz __rte_cache_aligned;
+	uint64_t granularity_ns;
+	uint64_t horizon_ns;
+	unsigned int inbox_size;
+	unsigned int max_queued;
+	size_t memsize;
+	char name[RTE_RING_NAMESIZE];
+};
+
+static uint32_t wheel_serial;
+
+int
+pcr_wheel_dynfield_register(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = PCR_WHEEL_DYNFIELD_NAME,
+		.size = sizeof(uint64_t),
+		.align = __alignof__(uint64_t),
+	};
+
+	return rte_mbuf_dynfield_register(&desc);
+}
+
+void
+pcr_wheel_params_default(struct pcr_wheel_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = "wheel";
+	p->socket_id = SOCKET_ID_ANY;
+	p->granularity_ns = DEF_GRANULARITY_NS;
+	p->horizon_ns = DEF_HORIZON_NS;
+	p->slot_bits = DEF_SLOT_BITS;
+	p->levels = DEF_LEVELS;
+	p->slot_capacity = DEF_SLOT_CAPACITY;
+	p->inbox_size = DEF_INBOX_SIZE;
+	p->max_queued = DEF_MAX_QUEUED;
+	p->horizon_policy = PCR_WHEEL_HORIZON_DROP;
+}
+
+/* Parameters with zero fields replaced by the defaults. */
+static void
+params_resolve(const struct pcr_wheel_params *in, struct pcr_wheel_params *p)
+{
+	struct pcr_wheel_params d;
+
+	pcr_wheel_params_default(&d);
+	*p = *in;
+	if (p->name == NULL)
+		p->name = d.name;
+	if (p->granularity_ns == 0)
+		p->granularity_ns = d.granularity_ns;
+	if (p->horizon_ns == 0)
+		p->horizon_ns = d.horizon_ns;
+	if (p->slot_bits == 0)
+		p->slot_bits = d.slot_bits;
+	if (p->levels == 0)
+		p->levels = d.levels;
+	if (p->slot_capacity == 0)
+		p->slot_capacity = d.slot_capacity;
+	if (p->inbox_size == 0)
+		p->inbox_size = d.inbox_size;
+	if (p->max_queued == 0)
+		p->max_queued = d.max_queued;
+}
+
+/* Granularity in TSC cycles, rounded to nearest, at least 1. */
+static uint64_t
+granularity_tsc_of(const struct pcr_wheel_params *p)
+{
+	uint64_t g = (p->granularity_ns * p->tsc_hz + 500000000ULL) /
+		     1000000000ULL;
+
+	return g == 0 ? 1 : g;
+}
+
+/* Largest horizon in ticks the geometry allows: (S - 1) * S^(L-1). */
+static uint64_t
+horizon_max_ticks_of(unsigned int slot_bits, unsigned int levels)
+{
+	uint64_t s = 1ULL << slot_bits;
+
+	return (s - 1) << (slot_bits * (levels - 1));
+}
+
+static uint64_t
+horizon_ticks_of(uint64_t horizon_ns, uint64_t granularity_ns)
+{
+	return (horizon_ns + granularity_ns - 1) / granularity_ns;
+}
+
+int
+pcr_wheel_params_check(const struct pcr_wheel_params *in, char *err,
+		       size_t errlen)
+{
+	struct pcr_wheel_params p;
+	char dummy[8];
+
+	if (err == NULL) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = '\0';
+	if (in == NULL) {
+		snprintf(err, errlen, "no parameters");
+		return -EINVAL;
+	}
+	params_resolve(in, &p);
+
+#define CHECK(cond, ...)                                   \
+	do {                                               \
+		if (!(cond)) {                             \
+			snprintf(err, errlen, __VA_ARGS__); \
+			return -EINVAL;                    \
+		}                                          \
+	} while (0)
+
+	CHECK(p.tsc_hz >= 1000000 && p.tsc_hz <= 100000000000ULL,
+	      "tsc_hz %" PRIu64 " out of range 1e6..1e11", p.tsc_hz);
+	CHECK(p.granularity_ns >= 250 && p.granularity_ns <= 1000000,
+	      "granularity %" PRIu64 " ns out of range 250..1000000",
+	      p.granularity_ns);
+	CHECK(p.slot_bits >= 2 && p.slot_bits <= PCR_WHEEL_MAX_SLOT_BITS,
+	      "slot_bits %u out of range 2..%u", p.slot_bits,
+	      PCR_WHEEL_MAX_SLOT_BITS);
+	CHECK(p.levels >= 1 && p.levels <= PCR_WHEEL_MAX_LEVELS,
+	      "levels %u out of range 1..%u", p.levels, PCR_WHEEL_MAX_LEVELS);
+	CHECK(p.slot_bits * p.levels <= 40,
+	      "slot_bits x levels = %u exceeds 40 (2^40 ticks)",
+	      p.slot_bits * p.levels);
+	CHECK(rte_is_power_of_2(p.slot_capacity) && p.slot_capacity >= 4 &&
+		      p.slot_capacity <= 65536,
+	      "slot_capacity %u must be a power of 2 in 4..65536",
+	      p.slot_capacity);
+	CHECK(rte_is_power_of_2(p.inbox_size) && p.inbox_size >= 64 &&
+		      p.inbox_size <= (1U << 24),
+	      "inbox_size %u must be a power of 2 in 64..16777216",
+	      p.inbox_size);
+	CHECK(p.max_queued <= (1U << 28), "max_queued %u exceeds 2^28",
+	      p.max_queued);
+	CHECK(p.horizon_policy == PCR_WHEEL_HORIZON_DROP ||
+		      p.horizon_policy == PCR_WHEEL_HORIZON_CAP,
+	      "horizon_policy %d is neither drop nor cap",
+	      (int)p.horizon_policy);
+	CHECK(p.horizon_ns >= p.granularity_ns,
+	      "horizon %" PRIu64 " ns is shorter than one slot (%" PRIu64
+	      " ns)",
+	      p.horizon_ns, p.granularity_ns);
+	{
+		uint64_t maxt = horizon_max_ticks_of(p.slot_bits, p.levels);
+		uint64_t h = horizon_ticks_of(p.horizon_ns, p.granularity_ns);
+
+		CHECK(h <= maxt,
+		      "horizon %" PRIu64 " ns exceeds what %u levels of %u "
+		      "slots of %" PRIu64 " ns hold (%" PRIu64 " ns)",
+		      p.horizon_ns, p.levels, 1U << p.slot_bits,
+		      p.granularity_ns, maxt * p.granularity_ns);
+	}
+#undef CHECK
+	return 0;
+}
+
+static size_t
+l0_ring_size(unsigned int capacity)
+{
+	return RTE_ALIGN_CEIL(
+		(size_t)rte_ring_get_memsize_elem(sizeof(void *),
+						  rte_align32pow2(capacity + 1)),
+		RTE_CACHE_LINE_SIZE);
+}
+
+static unsigned int
+chunk_count(const struct pcr_wheel_params *p)
+{
+	if (p->levels == 1)
+		return 0;
+	return (p->max_queued + PCR_WHEEL_CHUNK_ENTRIES - 1) /
+		       PCR_WHEEL_CHUNK_ENTRIES +
+	       (p->levels - 1) * (1U << p->slot_bits);
+}
+
+static unsigned int
+bitmap_words(unsigned int slot_bits)
+{
+	return slot_bits >= 6 ? 1U << (slot_bits - 6) : 1;
+}
+
+size_t
+pcr_wheel_memsize(const struct pcr_wheel_params *in)
+{
+	struct pcr_wheel_params p;
+	unsigned int s;
+	size_t sz;
+
+	if (pcr_wheel_params_check(in, NULL, 0) != 0)
+		return 0;
+	params_resolve(in, &p);
+	s = 1U << p.slot_bits;
+	sz = RTE_ALIGN_CEIL(sizeof(struct pcr_wheel), RTE_CACHE_LINE_SIZE);
+	sz += RTE_ALIGN_CEIL(sizeof(struct __pcr_wheel_pcounters) *
+				     (RTE_MAX_LCORE + 1),
+			     RTE_CACHE_LINE_SIZE);
+	sz += RTE_ALIGN_CEIL((size_t)p.levels * bitmap_words(p.slot_bits) *
+				     sizeof(uint64_t),
+			     RTE_CACHE_LINE_SIZE);
+	sz += RTE_ALIGN_CEIL((size_t)s * sizeof(struct rte_ring *),
+			     RTE_CACHE_LINE_SIZE);
+	sz += (size_t)s * l0_ring_size(p.slot_capacity);
+	sz += RTE_ALIGN_CEIL((size_t)(p.levels - 1) * s *
+				     sizeof(struct far_slot),
+			     RTE_CACHE_LINE_SIZE);
+	sz += (size_t)chunk_count(&p) * sizeof(struct far_chunk);
+	sz += rte_ring_get_memsize_elem(sizeof(struct __pcr_wheel_entry),
+					rte_align32pow2(p.inbox_size + 1));
+	return sz;
+}
+
+struct pcr_wheel *
+pcr_wheel_create(const struct pcr_wheel_params *in)
+{
+	struct pcr_wheel_params p;
+	struct pcr_wheel *w;
+	char err[256], rname[RTE_RING_NAMESIZE];
+	unsigned int i, s, nchunks;
+	uint32_t serial;
+	int off;
+
+	if (pcr_wheel_params_check(in, err, sizeof(err)) != 0) {
+		WHEEL_LOG(ERR, "invalid parameters: %s", err);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	params_resolve(in, &p);
+	off = pcr_wheel_dynfield_register();
+	if (off < 0) {
+		WHEEL_LOG(ERR, "cannot register mbuf dynamic field: %s",
+			  rte_strerror(rte_errno));
+		return NULL;
+	}
+
+	w = rte_zmalloc_socket("pcr_wheel", sizeof(*w), RTE_CACHE_LINE_SIZE,
+			       p.socket_id);
+	if (w == NULL)
+		goto nomem;
+	serial = __atomic_fetch_add(&wheel_serial, 1, __ATOMIC_RELAXED);
+	snprintf(w->name, sizeof(w->name), "%s", p.name);
+	s = 1U << p.slot_bits;
+	w->head.dynfield_offset = off;
+	w->epoch_tsc = p.start_tsc;
+	w->tsc_hz = p.tsc_hz;
+	w->granularity_ns = p.granularity_ns;
+	w->granularity_tsc = granularity_tsc_of(&p);
+	w->granularity_recip = rte_reciprocal_value_u64(w->granularity_tsc);
+	w->horizon_ns = p.horizon_ns;
+	w->horizon_ticks = horizon_ticks_of(p.horizon_ns, p.granularity_ns);
+	w->horizon_max_ticks = horizon_max_ticks_of(p.slot_bits, p.levels);
+	w->horizon_policy = p.horizon_policy;
+	w->slot_bits = p.slot_bits;
+	w->levels = p.levels;
+	w->nslots = s;
+	w->mask = s - 1;
+	w->words = bitmap_words(p.slot_bits);
+	w->slot_capacity = p.slot_capacity;
+	w->drop_fn = p.drop_fn;
+	w->drop_arg = p.drop_arg;
+	w->inbox_size = p.inbox_size;
+	w->max_queued = p.max_queued;
+	w->memsize = pcr_wheel_memsize(&p);
+	rte_seqcount_init(&w->seq);
+
+	w->head.pcnt = rte_zmalloc_socket(
+		"pcr_wheel_pcnt",
+		sizeof(struct __pcr_wheel_pcounters) * (RTE_MAX_LCORE + 1),
+		RTE_CACHE_LINE_SIZE, p.socket_id);
+	w->bitmap = rte_zmalloc_socket("pcr_wheel_bitmap",
+				       (size_t)p.levels * w->words *
+					       sizeof(uint64_t),
+				       RTE_CACHE_LINE_SIZE, p.socket_id);
+	w->l0 = rte_zmalloc_socket("pcr_wheel_l0", s * sizeof(*w->l0),
+				   RTE_CACHE_LINE_SIZE, p.socket_id);
+	w->l0_mem = rte_zmalloc_socket("pcr_wheel_l0_rings",
+				       (size_t)s * l0_ring_size(p.slot_capacity),
+				       RTE_CACHE_LINE_SIZE, p.socket_id);
+	if (w->head.pcnt == NULL || w->bitmap == NULL || w->l0 == NULL ||
+	    w->l0_mem == NULL)
+		goto nomem;
+	for (i = 0; i < s; i++) {
+		struct rte_ring *r = RTE_PTR_ADD(
+			w->l0_mem, (size_t)i * l0_ring_size(p.slot_capacity));
+
+		snprintf(rname, sizeof(rname), "pcrw%u_l0_%u", serial, i);
+		if (rte_ring_init(r, rname, p.slot_capacity,
+				  RING_F_SP_ENQ | RING_F_SC_DEQ |
+					  RING_F_EXACT_SZ) != 0) {
+			WHEEL_LOG(ERR, "rte_ring_init failed for slot %u", i);
+			rte_errno = EINVAL;
+			goto fail;
+		}
+		w->l0[i] = r;
+	}
+	if (p.levels > 1) {
+		w->far = rte_zmalloc_socket("pcr_wheel_far",
+					    (size_t)(p.levels - 1) * s *
+						    sizeof(*w->far),
+					    RTE_CACHE_LINE_SIZE, p.socket_id);
+		nchunks = chunk_count(&p);
+		w->chunks = rte_malloc_socket("pcr_wheel_chunks",
+					      (size_t)nchunks *
+						      sizeof(struct far_chunk),
+					      RTE_CACHE_LINE_SIZE, p.socket_id);
+		if (w->far == NULL || w->chunks == NULL)
+			goto nomem;
+		for (i = 0; i < nchunks; i++) {
+			w->chunks[i].next = i + 1 < nchunks ? &w->chunks[i + 1]
+							    : NULL;
+			w->chunks[i].count = 0;
+		}
+		w->free_chunks = &w->chunks[0];
+	}
+	snprintf(rname, sizeof(rname), "pcrw%u_inbox", serial);
+	w->head.inbox = rte_ring_create_elem(
+		rname, sizeof(struct __pcr_wheel_entry), p.inbox_size,
+		p.socket_id, RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	if (w->head.inbox == NULL) {
+		WHEEL_LOG(ERR, "cannot create inbox ring: %s",
+			  rte_strerror(rte_errno));
+		goto fail;
+	}
+	return w;
+
+nomem:
+	WHEEL_LOG(ERR, "out of memory for wheel %s (%zu bytes needed)", p.name,
+		  pcr_wheel_memsize(&p));
+	rte_errno = ENOMEM;
+fail:
+	if (w != NULL) {
+		int e = rte_errno;
+
+		rte_free(w->head.pcnt);
+		rte_free(w->bitmap);
+		rte_free(w->l0);
+		rte_free(w->l0_mem);
+		rte_free(w->far);
+		rte_free(w->chunks);
+		rte_free(w);
+		rte_errno = e;
+	}
+	return NULL;
+}
+
+/* Bitmap helpers. */
+
+static inline uint64_t *
+level_bitmap(const struct pcr_wheel *w, unsigned int level)
+{
+	return &w->bitmap[(size_t)level * w->words];
+}
+
+static inline void
+bit_set(uint64_t *bm, unsigned int slot)
+{
+	bm[slot >> 6] |= 1ULL << (slot & 63);
+}
+
+static inline void
+bit_clear(uint64_t *bm, unsigned int slot)
+{
+	bm[slot >> 6] &= ~(1ULL << (slot & 63));
+}
+
+static inline bool
+bit_test(const uint64_t *bm, unsigned int slot)
+{
+	return (bm[slot >> 6] >> (slot & 63)) & 1;
+}
+
+/*
+ * First set bit at or after @start, wrapping around the level; returns
+ * nslots when the level is empty.
+ */
+static inline unsigned int
+bitmap_find_from(const struct pcr_wheel *w, const uint64_t *bm,
+		 unsigned int start)
+{
+	unsigned int wi, i;
+	uint64_t word;
+
+	start &= w->mask;
+	if (w->nslots < 64) {
+		word = bm[0] & ((1ULL << w->nslots) - 1);
+		if ((word & (~0ULL << start)) != 0)
+			return __builtin_ctzll(word & (~0ULL << start));
+		return word != 0 ? (unsigned int)__builtin_ctzll(word)
+				 : w->nslots;
+	}
+	wi = start >> 6;
+	word = bm[wi] & (~0ULL << (start & 63));
+	for (i = 0; i < w->words; i++) {
+		if (word != 0)
+			return (wi << 6) + __builtin_ctzll(word);
+		wi = wi + 1 == w->words ? 0 : wi + 1;
+		word = bm[wi];
+	}
+	/* wrapped back to the first word: the bits below start */
+	word &= (1ULL << (start & 63)) - 1;
+	if (word != 0)
+		return (wi << 6) + __builtin_ctzll(word);
+	return w->nslots;
+}
+
+/* Counter updates: single writer (the consumer), readers use atomics. */
+#define CNT_ADD(field, v) \
+	__atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+
+static inline void
+wheel_drop(struct pcr_wheel *w, struct rte_mbuf *m,
+	   enum pcr_wheel_drop_reason reason)
+{
+	CNT_ADD(w->c.drop[reason], 1);
+	if (w->drop_fn != NULL)
+		w->drop_fn(m, reason, w->drop_arg);
+	else
+		rte_pktmbuf_free(m);
+}
+
+enum place_result { PLACED, SLOT_FULL, NO_CHUNK };
+
+static inline unsigned int
+level_of(const struct pcr_wheel *w, uint64_t tick)
+{
+	uint64_t diff = (tick ^ w->cur_tick) >> w->slot_bits;
+	unsigned int l;
+
+	if (likely(diff == 0))
+		return 0;
+	l = (63 - __builtin_clzll(diff)) / w->slot_bits + 1;
+	return RTE_MIN(l, w->levels - 1);
+}
+
+/* Put one packet into the slot for @tick (>= cur_tick, within horizon). */
+static inline enum place_result
+wheel_place(struct pcr_wheel *w, struct rte_mbuf *m, uint64_t tick)
+{
+	unsigned int l = level_of(w, tick);
+	unsigned int slot = (tick >> (w->slot_bits * l)) & w->mask;
+
+	if (l == 0) {
+		if (unlikely(rte_ring_sp_enqueue_elem(w->l0[slot], &m,
+						      sizeof(m)) != 0))
+			return SLOT_FULL;
+	} else {
+		struct far_slot *fs = &w->far[(size_t)(l - 1) * w->nslots + slot];
+		struct far_chunk *c = fs->tail;
+
+		if (c == NULL || c->count == PCR_WHEEL_CHUNK_ENTRIES) {
+			struct far_chunk *nc = w->free_chunks;
+
+			if (unlikely(nc == NULL))
+				return NO_CHUNK;
+			w->free_chunks = nc->next;
+			nc->next = NULL;
+			nc->count = 0;
+			if (c == NULL)
+				fs->head = nc;
+			else
+				c->next = nc;
+			fs->tail = nc;
+			c = nc;
+		}
+		c->e[c->count].m = m;
+		c->e[c->count].tick = tick;
+		c->count++;
+	}
+	bit_set(level_bitmap(w, l), slot);
+	CNT_ADD(w->c.occ[l], 1);
+	return PLACED;
+}
+
+/* Place with spill into the next slot; drop with a reason if both fail. */
+static inline void
+wheel_place_or_spill(struct pcr_wheel *w, struct rte_mbuf *m, uint64_t tick)
+{
+	enum place_result r = wheel_place(w, m, tick);
+
+	if (likely(r == PLACED))
+		return;
+	if (r == SLOT_FULL) {
+		r = wheel_place(w, m, tick + 1);
+		if (r == PLACED) {
+			CNT_ADD(w->c.spill, 1);
+			return;
+		}
+	}
+	wheel_drop(w, m,
+		   r == SLOT_FULL ? PCR_WHEEL_DROP_FULL : PCR_WHEEL_DROP_NOMEM);
+}
+
+/* Insert a packet taken from the inbox. */
+static inline void
+wheel_insert(struct pcr_wheel *w, struct rte_mbuf *m, uint64_t tsc)
+{
+	int64_t d = (int64_t)(tsc - w->epoch_tsc);
+	uint64_t tick = d <= 0 ? 0
+			       : rte_reciprocal_divide_u64((uint64_t)d,
+							   &w->granularity_recip);
+
+	if (tick < w->cur_tick) {
+		tick = w->cur_tick;
+		CNT_ADD(w->c.late, 1);
+	} else if (unlikely(tick - w->cur_tick >= w->horizon_ticks)) {
+		if (w->horizon_policy == PCR_WHEEL_HORIZON_DROP) {
+			wheel_drop(w, m, PCR_WHEEL_DROP_HORIZON);
+			return;
+		}
+		tick = w->cur_tick + w->horizon_ticks - 1;
+		CNT_ADD(w->c.horizon_cap, 1);
+	}
+	wheel_place_or_spill(w, m, tick);
+}
+
+static void
+wheel_take_inbox(struct pcr_wheel *w, unsigned int max)
+{
+	struct __pcr_wheel_entry e[INBOX_BURST];
+
+	while (max > 0) {
+		unsigned int k = RTE_MIN(max, (unsigned int)INBOX_BURST);
+		unsigned int got, i;
+
+		got = rte_ring_sc_dequeue_burst_elem(w->head.inbox, e,
+						     sizeof(e[0]), k, NULL);
+		for (i = 0; i < got; i++) {
+			if (i + 2 < got)
+				rte_prefetch0(&e[i + 2]);
+			wheel_insert(w, e[i].m, e[i].tsc);
+		}
+		CNT_ADD(w->c.taken, got);
+		if (got < k)
+			break;
+		max -= got;
+	}
+}
+
+/* Move a far slot's packets down to nearer levels (relative to cur_tick). */
+static void
+wheel_cascade(struct pcr_wheel *w, unsigned int level, unsigned int slot)
+{
+	struct far_slot *fs = &w->far[(size_t)(level - 1) * w->nslots + slot];
+	struct far_chunk *c = fs->head, *next;
+	uint64_t moved = 0;
+
+	fs->head = fs->tail = NULL;
+	bit_clear(level_bitmap(w, level), slot);
+	while (c != NULL) {
+		uint32_t i;
+
+		next = c->next;
+		if (next != NULL)
+			rte_prefetch0(next);
+		for (i = 0; i < c->count; i++)
+			wheel_place_or_spill(w, c->e[i].m, c->e[i].tick);
+		moved += c->count;
+		c->next = w->free_chunks;
+		w->free_chunks = c;
+		c = next;
+	}
+	CNT_ADD(w->c.occ[level], -moved);
+	CNT_ADD(w->c.cascaded, moved);
+}
+
+/*
+ * Tick of the earliest non-empty slot at or after cur_tick (the level-0
+ * slot at cur_tick included), or UINT64_MAX if the levels are empty.
+ */
+static inline uint64_t
+wheel_next_event(const struct pcr_wheel *w)
+{
+	unsigned int l;
+
+	for (l = 0; l < w->levels; l++) {
+		unsigned int shift = w->slot_bits * l;
+		uint64_t base = w->cur_tick >> shift;
+		unsigned int pos = base & w->mask;
+		unsigned int start = l == 0 ? pos : pos + 1;
+		unsigned int j;
+
+		if (w->c.occ[l] == 0)
+			continue;
+		j = bitmap_find_from(w, level_bitmap(w, l), start);
+		if (j == w->nslots)
+			continue;
+		return (base + ((j - pos) & w->mask)) << shift;
+	}
+	return UINT64_MAX;
+}
+
+/* Set cur_tick to @tick (an event) and cascade the far slots starting there. */
+static inline void
+wheel_advance_to(struct pcr_wheel *w, uint64_t tick)
+{
+	unsigned int l;
+
+	__atomic_store_n(&w->cur_tick, tick, __ATOMIC_RELAXED);
+	CNT_ADD(w->c.advances, 1);
+	for (l = w->levels - 1; l >= 1; l--) {
+		unsigned int shift = w->slot_bits * l;
+		unsigned int slot;
+
+		if ((tick & ((1ULL << shift) - 1)) != 0)
+			continue;
+		slot = (tick >> shift) & w->mask;
+		if (bit_test(level_bitmap(w, l), slot))
+			wheel_cascade(w, l, slot);
+	}
+}
+
+/* Copy out the level-0 slot at cur_tick. */
+static inline unsigned int
+wheel_emit(struct pcr_wheel *w, struct rte_mbuf **mbufs, unsigned int n)
+{
+	unsigned int slot = w->cur_tick & w->mask;
+	uint64_t *bm = level_bitmap(w, 0);
+	unsigned int got;
+
+	if (!bit_test(bm, slot))
+		return 0;
+	got = rte_ring_sc_dequeue_burst_elem(w->l0[slot], mbufs, sizeof(void *),
+					     n, NULL);
+	if (rte_ring_empty(w->l0[slot]))
+		bit_clear(bm, slot);
+	CNT_ADD(w->c.occ[0], -(uint64_t)got);
+	return got;
+}
+
+static inline uint64_t
+wheel_tick_of_now(const struct pcr_wheel *w, uint64_t now_tsc)
+{
+	int64_t d = (int64_t)(now_tsc - w->epoch_tsc);
+
+	return d <= 0 ? 0
+		      : rte_reciprocal_divide_u64((uint64_t)d,
+						  &w->granularity_recip);
+}
+
+/*
+ * Emit due packets up to tick @target; returns the count written. With
+ * @catch_up the wheel's clock moves to @target once nothing is due (the
+ * normal case); without it (flush) it stays at the last slot emitted.
+ */
+static unsigned int
+wheel_run(struct pcr_wheel *w, uint64_t target, struct rte_mbuf **mbufs,
+	  unsigned int n, bool catch_up)
+{
+	unsigned int cnt = 0;
+
+	while (cnt < n) {
+		uint64_t ev;
+
+		if (w->cur_tick <= target) {
+			cnt += wheel_emit(w, mbufs + cnt, n - cnt);
+			if (cnt == n)
+				break;
+		}
+		if (w->cur_tick >= target)
+			break;
+		ev = wheel_next_event(w);
+		if (ev > target) {
+			if (catch_up)
+				__atomic_store_n(&w->cur_tick, target,
+						 __ATOMIC_RELAXED);
+			break;
+		}
+		wheel_advance_to(w, ev);
+	}
+	return cnt;
+}
+
+unsigned int
+pcr_wheel_dequeue_burst(struct pcr_wheel *w, uint64_t now_tsc,
+			struct rte_mbuf **mbufs, unsigned int n)
+{
+	unsigned int cnt;
+
+	rte_seqcount_write_begin(&w->seq);
+	wheel_take_inbox(w, n);
+	cnt = wheel_run(w, wheel_tick_of_now(w, now_tsc), mbufs, n, true);
+	CNT_ADD(w->c.dequeued, cnt);
+	rte_seqcount_write_end(&w->seq);
+	return cnt;
+}
+
+unsigned int
+pcr_wheel_flush(struct pcr_wheel *w, struct rte_mbuf **mbufs, unsigned int n)
+{
+	unsigned int cnt = 0, l;
+	uint64_t queued = 0;
+
+	rte_seqcount_write_begin(&w->seq);
+	for (l = 0; l < w->levels; l++)
+		queued += w->c.occ[l];
+	if (queued > 0)
+		cnt = wheel_run(w, UINT64_MAX - 1, mbufs, n, false);
+	if (cnt < n) {
+		struct __pcr_wheel_entry e[INBOX_BURST];
+
+		while (cnt < n) {
+			unsigned int k = RTE_MIN(n - cnt,
+						 (unsigned int)INBOX_BURST);
+			unsigned int got, i;
+
+			got = rte_ring_sc_dequeue_burst_elem(
+				w->head.inbox, e, sizeof(e[0]), k, NULL);
+			for (i = 0; i < got; i++)
+				mbufs[cnt + i] = e[i].m;
+			cnt += got;
+			CNT_ADD(w->c.taken, got);
+			if (got < k)
+				break;
+		}
+	}
+	CNT_ADD(w->c.dequeued, cnt);
+	rte_seqcount_write_end(&w->seq);
+	return cnt;
+}
+
+uint64_t
+pcr_wheel_next_tsc(const struct pcr_wheel *w)
+{
+	uint64_t ev = wheel_next_event(w);
+
+	if (ev == UINT64_MAX)
+		return UINT64_MAX;
+	return w->epoch_tsc + ev * w->granularity_tsc;
+}
+
+int
+pcr_wheel_set_horizon(struct pcr_wheel *w, uint64_t horizon_ns,
+		      enum pcr_wheel_horizon_policy policy)
+{
+	uint64_t h;
+
+	if (horizon_ns < w->granularity_ns ||
+	    (policy != PCR_WHEEL_HORIZON_DROP &&
+	     policy != PCR_WHEEL_HORIZON_CAP))
+		return -EINVAL;
+	h = horizon_ticks_of(horizon_ns, w->granularity_ns);
+	if (h > w->horizon_max_ticks)
+		return -EINVAL;
+	__atomic_store_n(&w->horizon_ticks, h, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->horizon_policy, policy, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->horizon_ns, horizon_ns, __ATOMIC_RELAXED);
+	return 0;
+}
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+void
+pcr_wheel_stats_get(const struct pcr_wheel *w, struct pcr_wheel_stats *s)
+{
+	struct wheel_ccounters c;
+	uint64_t enq = 0, refused = 0, inlevels = 0;
+	uint32_t sn;
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	do {
+		sn = rte_seqcount_read_begin(&w->seq);
+		c.taken = LOAD(w->c.taken);
+		c.dequeued = LOAD(w->c.dequeued);
+		for (i = 0; i < PCR_WHEEL_DROP_MAX; i++)
+			c.drop[i] = LOAD(w->c.drop[i]);
+		c.late = LOAD(w->c.late);
+		c.horizon_cap = LOAD(w->c.horizon_cap);
+		c.spill = LOAD(w->c.spill);
+		c.cascaded = LOAD(w->c.cascaded);
+		c.advances = LOAD(w->c.advances);
+		for (i = 0; i < w->levels; i++)
+			c.occ[i] = LOAD(w->c.occ[i]);
+	} while (rte_seqcount_read_retry(&w->seq, sn));
+
+	for (i = 0; i <= RTE_MAX_LCORE; i++) {
+		enq += LOAD(w->head.pcnt[i].enqueued);
+		refused += LOAD(w->head.pcnt[i].refused);
+	}
+	/*
+	 * A producer counts after its ring enqueue, so the consumer may
+	 * already have taken entries the producer has not counted yet: those
+	 * were enqueued all the same.
+	 */
+	if (enq < c.taken)
+		enq = c.taken;
+
+	s->enqueued = enq;
+	s->refused = refused;
+	s->dequeued = c.dequeued;
+	for (i = 0; i < PCR_WHEEL_DROP_MAX; i++) {
+		s->drop[i] = c.drop[i];
+		s->dropped += c.drop[i];
+	}
+	s->late = c.late;
+	s->horizon_cap = c.horizon_cap;
+	s->spill = c.spill;
+	s->cascaded = c.cascaded;
+	s->advances = c.advances;
+	s->levels = w->levels;
+	for (i = 0; i < w->levels; i++) {
+		s->level_occupancy[i] = c.occ[i];
+		inlevels += c.occ[i];
+	}
+	s->inbox = enq - c.taken;
+	s->queued = inlevels + s->inbox;
+}
+
+void
+pcr_wheel_info_get(const struct pcr_wheel *w, struct pcr_wheel_info *info)
+{
+	unsigned int l;
+
+	memset(info, 0, sizeof(*info));
+	info->tsc_hz = w->tsc_hz;
+	info->granularity_tsc = w->granularity_tsc;
+	info->granularity_ns = w->granularity_ns;
+	info->horizon_ns = LOAD(w->horizon_ns);
+	info->horizon_tsc = LOAD(w->horizon_ticks) * w->granularity_tsc;
+	info->horizon_max_ns = w->horizon_max_ticks * w->granularity_ns;
+	info->slot_bits = w->slot_bits;
+	info->levels = w->levels;
+	info->slot_capacity = w->slot_capacity;
+	info->inbox_size = w->inbox_size;
+	info->max_queued = w->max_queued;
+	info->horizon_policy = LOAD(w->horizon_policy);
+	for (l = 0; l < w->levels; l++)
+		info->level_span_ns[l] = w->granularity_ns
+					 << (w->slot_bits * l);
+	info->memsize = w->memsize;
+}
+
+void
+pcr_wheel_free(struct pcr_wheel *w)
+{
+	struct rte_mbuf *m[64];
+	unsigned int n;
+
+	if (w == NULL)
+		return;
+	while ((n = pcr_wheel_flush(w, m, RTE_DIM(m))) > 0)
+		rte_pktmbuf_free_bulk(m, n);
+	rte_ring_free(w->head.inbox);
+	rte_free(w->head.pcnt);
+	rte_free(w->bitmap);
+	rte_free(w->l0);
+	rte_free(w->l0_mem);
+	rte_free(w->far);
+	rte_free(w->chunks);
+	rte_free(w);
+}
