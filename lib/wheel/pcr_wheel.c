@@ -55,22 +55,36 @@ RTE_LOG_REGISTER_SUFFIX(pcr_wheel_logtype, wheel, NOTICE);
 #define DEF_MAX_QUEUED     (1U << 20)
 #define INBOX_BURST        64
 
+/*
+ * Level-0 slot: a circular array of slot_capacity mbuf pointers (in
+ * l0_mbufs, slot i at i * capacity) with free-running head and tail
+ * indexes. Built with -DPCR_WHEEL_L0_RING the slots are SP/SC rte_rings
+ * instead, the container this replaced, kept to measure against
+ * (docs/design.md).
+ */
+struct l0_slot {
+	uint32_t head;
+	uint32_t tail;
+};
+
 /* Far-level container: a chain of chunks of (mbuf, tick) pairs. */
 struct far_entry {
 	struct rte_mbuf *m;
 	uint64_t tick;
 };
 
+/* Every chunk of a chain but the tail is full; the slot counts the tail. */
 struct far_chunk {
 	struct far_chunk *next;
-	uint32_t count;
-	uint32_t pad;
+	uint64_t pad;
 	struct far_entry e[PCR_WHEEL_CHUNK_ENTRIES];
 };
 
 struct far_slot {
 	struct far_chunk *head;
 	struct far_chunk *tail;
+	uint32_t tail_count; /* entries in the tail chunk */
+	uint32_t pad;
 };
 
 /* Consumer counters; written by the consumer under `seq`. */
@@ -103,10 +117,13 @@ struct pcr_wheel {
 	unsigned int mask;
 	unsigned int words; /* bitmap words per level */
 	unsigned int slot_capacity;
+	unsigned int cap_bits; /* log2(slot_capacity) */
 	pcr_wheel_drop_fn drop_fn;
 	void *drop_arg;
 	uint64_t *bitmap;          /* levels * words */
-	struct rte_ring **l0;      /* level-0 slots */
+	struct l0_slot *l0;        /* level-0 slots */
+	struct rte_mbuf **l0_mbufs; /* their pointer arrays */
+	struct rte_ring **l0r;     /* -DPCR_WHEEL_L0_RING: the rings */
 	struct far_slot *far;      /* (levels - 1) * nslots */
 	struct far_chunk *chunks;  /* the pool's memory */
 	struct far_chunk *free_chunks;
@@ -114,6 +131,8 @@ struct pcr_wheel {
 
 	/* Consumer read-write state. */
 	uint64_t cur_tick __rte_cache_aligned;
+	/* bit w of summary[l]: word w of level l's bitmap is not zero */
+	uint64_t summary[PCR_WHEEL_MAX_LEVELS];
 	rte_seqcount_t seq;
 	struct wheel_ccounters c;
 
@@ -279,6 +298,7 @@ pcr_wheel_params_check(const struct pcr_wheel_params *in, char *err,
 	return 0;
 }
 
+#ifdef PCR_WHEEL_L0_RING
 static size_t
 l0_ring_size(unsigned int capacity)
 {
@@ -286,6 +306,31 @@ l0_ring_size(unsigned int capacity)
 		(size_t)rte_ring_get_memsize_elem(sizeof(void *),
 						  rte_align32pow2(capacity + 1)),
 		RTE_CACHE_LINE_SIZE);
+}
+#endif
+
+/* Bytes of the level-0 slot heads (array or ring pointers). */
+static size_t
+l0_heads_size(unsigned int nslots)
+{
+#ifdef PCR_WHEEL_L0_RING
+	return RTE_ALIGN_CEIL((size_t)nslots * sizeof(struct rte_ring *),
+			      RTE_CACHE_LINE_SIZE);
+#else
+	return RTE_ALIGN_CEIL((size_t)nslots * sizeof(struct l0_slot),
+			      RTE_CACHE_LINE_SIZE);
+#endif
+}
+
+/* Bytes of the level-0 slots' storage. */
+static size_t
+l0_store_size(unsigned int nslots, unsigned int capacity)
+{
+#ifdef PCR_WHEEL_L0_RING
+	return (size_t)nslots * l0_ring_size(capacity);
+#else
+	return (size_t)nslots * capacity * sizeof(struct rte_mbuf *);
+#endif
 }
 
 static unsigned int
@@ -322,9 +367,8 @@ pcr_wheel_memsize(const struct pcr_wheel_params *in)
 	sz += RTE_ALIGN_CEIL((size_t)p.levels * bitmap_words(p.slot_bits) *
 				     sizeof(uint64_t),
 			     RTE_CACHE_LINE_SIZE);
-	sz += RTE_ALIGN_CEIL((size_t)s * sizeof(struct rte_ring *),
-			     RTE_CACHE_LINE_SIZE);
-	sz += (size_t)s * l0_ring_size(p.slot_capacity);
+	sz += l0_heads_size(s);
+	sz += l0_store_size(s, p.slot_capacity);
 	sz += RTE_ALIGN_CEIL((size_t)(p.levels - 1) * s *
 				     sizeof(struct far_slot),
 			     RTE_CACHE_LINE_SIZE);
@@ -380,6 +424,7 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 	w->mask = s - 1;
 	w->words = bitmap_words(p.slot_bits);
 	w->slot_capacity = p.slot_capacity;
+	w->cap_bits = rte_log2_u32(p.slot_capacity);
 	w->drop_fn = p.drop_fn;
 	w->drop_arg = p.drop_arg;
 	w->inbox_size = p.inbox_size;
@@ -395,12 +440,13 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 				       (size_t)p.levels * w->words *
 					       sizeof(uint64_t),
 				       RTE_CACHE_LINE_SIZE, p.socket_id);
-	w->l0 = rte_zmalloc_socket("pcr_wheel_l0", s * sizeof(*w->l0),
-				   RTE_CACHE_LINE_SIZE, p.socket_id);
-	w->l0_mem = rte_zmalloc_socket("pcr_wheel_l0_rings",
-				       (size_t)s * l0_ring_size(p.slot_capacity),
+	w->l0_mem = rte_zmalloc_socket("pcr_wheel_l0_store",
+				       l0_store_size(s, p.slot_capacity),
 				       RTE_CACHE_LINE_SIZE, p.socket_id);
-	if (w->head.pcnt == NULL || w->bitmap == NULL || w->l0 == NULL ||
+#ifdef PCR_WHEEL_L0_RING
+	w->l0r = rte_zmalloc_socket("pcr_wheel_l0", l0_heads_size(s),
+				    RTE_CACHE_LINE_SIZE, p.socket_id);
+	if (w->head.pcnt == NULL || w->bitmap == NULL || w->l0r == NULL ||
 	    w->l0_mem == NULL)
 		goto nomem;
 	for (i = 0; i < s; i++) {
@@ -415,8 +461,16 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 			rte_errno = EINVAL;
 			goto fail;
 		}
-		w->l0[i] = r;
+		w->l0r[i] = r;
 	}
+#else
+	w->l0 = rte_zmalloc_socket("pcr_wheel_l0", l0_heads_size(s),
+				   RTE_CACHE_LINE_SIZE, p.socket_id);
+	if (w->head.pcnt == NULL || w->bitmap == NULL || w->l0 == NULL ||
+	    w->l0_mem == NULL)
+		goto nomem;
+	w->l0_mbufs = w->l0_mem;
+#endif
 	if (p.levels > 1) {
 		w->far = rte_zmalloc_socket("pcr_wheel_far",
 					    (size_t)(p.levels - 1) * s *
@@ -432,7 +486,6 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 		for (i = 0; i < nchunks; i++) {
 			w->chunks[i].next = i + 1 < nchunks ? &w->chunks[i + 1]
 							    : NULL;
-			w->chunks[i].count = 0;
 		}
 		w->free_chunks = &w->chunks[0];
 	}
@@ -458,6 +511,7 @@ fail:
 		rte_free(w->head.pcnt);
 		rte_free(w->bitmap);
 		rte_free(w->l0);
+		rte_free(w->l0r);
 		rte_free(w->l0_mem);
 		rte_free(w->far);
 		rte_free(w->chunks);
@@ -467,7 +521,7 @@ fail:
 	return NULL;
 }
 
-/* Bitmap helpers. */
+/* --- bitmaps: one bit per slot, one summary bit per 64-slot word ------- */
 
 static inline uint64_t *
 level_bitmap(const struct pcr_wheel *w, unsigned int level)
@@ -476,74 +530,195 @@ level_bitmap(const struct pcr_wheel *w, unsigned int level)
 }
 
 static inline void
-bit_set(uint64_t *bm, unsigned int slot)
+bit_set(struct pcr_wheel *w, unsigned int level, unsigned int slot)
 {
-	bm[slot >> 6] |= 1ULL << (slot & 63);
+	level_bitmap(w, level)[slot >> 6] |= 1ULL << (slot & 63);
+	w->summary[level] |= 1ULL << (slot >> 6);
 }
 
 static inline void
-bit_clear(uint64_t *bm, unsigned int slot)
+bit_clear(struct pcr_wheel *w, unsigned int level, unsigned int slot)
 {
-	bm[slot >> 6] &= ~(1ULL << (slot & 63));
+	uint64_t *word = &level_bitmap(w, level)[slot >> 6];
+
+	*word &= ~(1ULL << (slot & 63));
+	if (*word == 0)
+		w->summary[level] &= ~(1ULL << (slot >> 6));
 }
 
 static inline bool
-bit_test(const uint64_t *bm, unsigned int slot)
+bit_test(const struct pcr_wheel *w, unsigned int level, unsigned int slot)
 {
-	return (bm[slot >> 6] >> (slot & 63)) & 1;
+	return (level_bitmap(w, level)[slot >> 6] >> (slot & 63)) & 1;
 }
 
 /*
- * First set bit at or after @start, wrapping around the level; returns
- * nslots when the level is empty.
+ * First set slot of @level at or after @start, not wrapping; nslots when
+ * there is none. Two find-first-set at most: the word of @start, then the
+ * summary for the next non-empty word.
  */
 static inline unsigned int
-bitmap_find_from(const struct pcr_wheel *w, const uint64_t *bm,
+bitmap_find_next(const struct pcr_wheel *w, unsigned int level,
 		 unsigned int start)
 {
-	unsigned int wi, i;
-	uint64_t word;
+	const uint64_t *bm = level_bitmap(w, level);
+	unsigned int wi;
+	uint64_t word, sum;
 
-	start &= w->mask;
-	if (w->nslots < 64) {
-		word = bm[0] & ((1ULL << w->nslots) - 1);
-		if ((word & (~0ULL << start)) != 0)
-			return __builtin_ctzll(word & (~0ULL << start));
-		return word != 0 ? (unsigned int)__builtin_ctzll(word)
-				 : w->nslots;
-	}
+	if (start >= w->nslots)
+		return w->nslots;
 	wi = start >> 6;
 	word = bm[wi] & (~0ULL << (start & 63));
-	for (i = 0; i < w->words; i++) {
-		if (word != 0)
-			return (wi << 6) + __builtin_ctzll(word);
-		wi = wi + 1 == w->words ? 0 : wi + 1;
-		word = bm[wi];
-	}
-	/* wrapped back to the first word: the bits below start */
-	word &= (1ULL << (start & 63)) - 1;
 	if (word != 0)
 		return (wi << 6) + __builtin_ctzll(word);
-	return w->nslots;
+	sum = w->summary[level] & (~1ULL << wi);
+	if (sum == 0)
+		return w->nslots;
+	wi = __builtin_ctzll(sum);
+	return (wi << 6) + __builtin_ctzll(bm[wi]);
 }
 
-/* Counter updates: single writer (the consumer), readers use atomics. */
-#define CNT_ADD(field, v) \
-	__atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+/*
+ * Consumer counters are kept in a copy on the consumer's stack during a
+ * call (struct wheel_ccounters *c below) and published once at its end,
+ * inside the seqcount's write section: readers see all of a call or none.
+ */
+static inline void
+counters_publish(struct pcr_wheel *w, const struct wheel_ccounters *c)
+{
+	uint64_t *dst = (uint64_t *)&w->c;
+	const uint64_t *src = (const uint64_t *)c;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
+		if (dst[i] != src[i])
+			__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
+}
 
 static inline void
-wheel_drop(struct pcr_wheel *w, struct rte_mbuf *m,
+wheel_drop(struct pcr_wheel *w, struct wheel_ccounters *c, struct rte_mbuf *m,
 	   enum pcr_wheel_drop_reason reason)
 {
-	CNT_ADD(w->c.drop[reason], 1);
+	c->drop[reason]++;
 	if (w->drop_fn != NULL)
 		w->drop_fn(m, reason, w->drop_arg);
 	else
 		rte_pktmbuf_free(m);
 }
 
+/* --- level-0 slots ------------------------------------------------------ */
+
+#ifdef PCR_WHEEL_L0_RING
+static inline bool
+l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
+{
+	if (unlikely(rte_ring_sp_enqueue_elem(w->l0r[slot], &m, sizeof(m)) !=
+		     0))
+		return false;
+	bit_set(w, 0, slot);
+	return true;
+}
+
+static inline unsigned int
+l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
+       unsigned int n)
+{
+	unsigned int got = rte_ring_sc_dequeue_burst_elem(
+		w->l0r[slot], out, sizeof(void *), n, NULL);
+
+	if (rte_ring_empty(w->l0r[slot]))
+		bit_clear(w, 0, slot);
+	return got;
+}
+#else
+static inline bool
+l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
+{
+	struct l0_slot *s = &w->l0[slot];
+	uint32_t count = s->tail - s->head;
+
+	if (unlikely(count == w->slot_capacity))
+		return false;
+	w->l0_mbufs[((size_t)slot << w->cap_bits) +
+		    (s->tail & (w->slot_capacity - 1))] = m;
+	s->tail++;
+	if (count == 0)
+		bit_set(w, 0, slot);
+	return true;
+}
+
+static inline unsigned int
+l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
+       unsigned int n)
+{
+	struct l0_slot *s = &w->l0[slot];
+	struct rte_mbuf *const *base = &w->l0_mbufs[(size_t)slot << w->cap_bits];
+	uint32_t cmask = w->slot_capacity - 1;
+	uint32_t avail = s->tail - s->head;
+	uint32_t k = RTE_MIN((uint32_t)n, avail), i, h = s->head;
+
+	for (i = 0; i < k; i++)
+		out[i] = base[(h + i) & cmask];
+	if (k == avail) {
+		/* empty: restart at index 0, the lines just read */
+		s->head = 0;
+		s->tail = 0;
+		bit_clear(w, 0, slot);
+	} else {
+		s->head = h + k;
+	}
+	return k;
+}
+#endif
+
+/* --- far slots ---------------------------------------------------------- */
+
+static inline struct far_slot *
+far_slot_of(const struct pcr_wheel *w, unsigned int level, unsigned int slot)
+{
+	return &w->far[(size_t)(level - 1) * w->nslots + slot];
+}
+
+/* Append to a far slot; false when the chunk pool is empty. */
+static inline bool
+far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
+	 struct rte_mbuf *m, uint64_t tick)
+{
+	struct far_slot *fs = far_slot_of(w, level, slot);
+	struct far_chunk *c = fs->tail;
+	struct far_entry *e;
+
+	if (unlikely(c == NULL || fs->tail_count == PCR_WHEEL_CHUNK_ENTRIES)) {
+		struct far_chunk *nc = w->free_chunks;
+
+		if (unlikely(nc == NULL))
+			return false;
+		w->free_chunks = nc->next;
+		nc->next = NULL;
+		if (c == NULL) {
+			fs->head = nc;
+			bit_set(w, level, slot);
+		} else {
+			c->next = nc;
+		}
+		fs->tail = nc;
+		fs->tail_count = 0;
+		c = nc;
+	}
+	e = &c->e[fs->tail_count++];
+	e->m = m;
+	e->tick = tick;
+	return true;
+}
+
+/* --- placement ---------------------------------------------------------- */
+
 enum place_result { PLACED, SLOT_FULL, NO_CHUNK };
 
+/*
+ * The level for @tick (>= cur_tick): the lowest whose block holds both
+ * @tick and cur_tick, i.e. the highest differing bit group.
+ */
 static inline unsigned int
 level_of(const struct pcr_wheel *w, uint64_t tick)
 {
@@ -558,65 +733,56 @@ level_of(const struct pcr_wheel *w, uint64_t tick)
 
 /* Put one packet into the slot for @tick (>= cur_tick, within horizon). */
 static inline enum place_result
-wheel_place(struct pcr_wheel *w, struct rte_mbuf *m, uint64_t tick)
+wheel_place(struct pcr_wheel *w, struct wheel_ccounters *c,
+	    struct rte_mbuf *m, uint64_t tick)
 {
 	unsigned int l = level_of(w, tick);
 	unsigned int slot = (tick >> (w->slot_bits * l)) & w->mask;
 
 	if (l == 0) {
-		if (unlikely(rte_ring_sp_enqueue_elem(w->l0[slot], &m,
-						      sizeof(m)) != 0))
+		if (unlikely(!l0_push(w, slot, m)))
 			return SLOT_FULL;
-	} else {
-		struct far_slot *fs = &w->far[(size_t)(l - 1) * w->nslots + slot];
-		struct far_chunk *c = fs->tail;
-
-		if (c == NULL || c->count == PCR_WHEEL_CHUNK_ENTRIES) {
-			struct far_chunk *nc = w->free_chunks;
-
-			if (unlikely(nc == NULL))
-				return NO_CHUNK;
-			w->free_chunks = nc->next;
-			nc->next = NULL;
-			nc->count = 0;
-			if (c == NULL)
-				fs->head = nc;
-			else
-				c->next = nc;
-			fs->tail = nc;
-			c = nc;
-		}
-		c->e[c->count].m = m;
-		c->e[c->count].tick = tick;
-		c->count++;
+	} else if (unlikely(!far_push(w, l, slot, m, tick))) {
+		return NO_CHUNK;
 	}
-	bit_set(level_bitmap(w, l), slot);
-	CNT_ADD(w->c.occ[l], 1);
+	c->occ[l]++;
 	return PLACED;
+}
+
+/* The level-0 slot for @tick was full: try the next one, else drop. */
+static __rte_noinline void
+wheel_spill(struct pcr_wheel *w, struct wheel_ccounters *c, struct rte_mbuf *m,
+	    uint64_t tick)
+{
+	enum place_result r = wheel_place(w, c, m, tick + 1);
+
+	if (r == PLACED) {
+		c->spill++;
+		return;
+	}
+	wheel_drop(w, c, m,
+		   r == SLOT_FULL ? PCR_WHEEL_DROP_FULL : PCR_WHEEL_DROP_NOMEM);
 }
 
 /* Place with spill into the next slot; drop with a reason if both fail. */
 static inline void
-wheel_place_or_spill(struct pcr_wheel *w, struct rte_mbuf *m, uint64_t tick)
+wheel_place_or_spill(struct pcr_wheel *w, struct wheel_ccounters *c,
+		     struct rte_mbuf *m, uint64_t tick)
 {
-	enum place_result r = wheel_place(w, m, tick);
+	enum place_result r = wheel_place(w, c, m, tick);
 
 	if (likely(r == PLACED))
 		return;
-	if (r == SLOT_FULL) {
-		r = wheel_place(w, m, tick + 1);
-		if (r == PLACED) {
-			CNT_ADD(w->c.spill, 1);
-			return;
-		}
-	}
-	wheel_drop(w, m,
-		   r == SLOT_FULL ? PCR_WHEEL_DROP_FULL : PCR_WHEEL_DROP_NOMEM);
+	if (r == SLOT_FULL)
+		wheel_spill(w, c, m, tick);
+	else
+		wheel_drop(w, c, m, PCR_WHEEL_DROP_NOMEM);
 }
 
 /* Insert a packet taken from the inbox. */
 static inline void
-wheel_insert(struct pcr_wheel *w, struct rte_mbuf *m, uint64_t tsc)
+wheel_insert(struct pcr_wheel *w, struct wheel_ccounters *c,
+	     struct rte_mbuf *m, uint64_t tsc)
 {
 	int64_t d = (int64_t)(tsc - w->epoch_tsc);
 	uint64_t tick = d <= 0 ? 0
@@ -625,20 +791,21 @@ wheel_insert(struct pcr_wheel *w, struct rte_mbuf *m, uint64_t tsc)
 
 	if (tick < w->cur_tick) {
 		tick = w->cur_tick;
-		CNT_ADD(w->c.late, 1);
+		c->late++;
 	} else if (unlikely(tick - w->cur_tick >= w->horizon_ticks)) {
 		if (w->horizon_policy == PCR_WHEEL_HORIZON_DROP) {
-			wheel_drop(w, m, PCR_WHEEL_DROP_HORIZON);
+			wheel_drop(w, c, m, PCR_WHEEL_DROP_HORIZON);
 			return;
 		}
 		tick = w->cur_tick + w->horizon_ticks - 1;
-		CNT_ADD(w->c.horizon_cap, 1);
+		c->horizon_cap++;
 	}
-	wheel_place_or_spill(w, m, tick);
+	wheel_place_or_spill(w, c, m, tick);
 }
 
 static void
-wheel_take_inbox(struct pcr_wheel *w, unsigned int max)
+wheel_take_inbox(struct pcr_wheel *w, struct wheel_ccounters *c,
+		 unsigned int max)
 {
 	struct __pcr_wheel_entry e[INBOX_BURST];
 
@@ -648,43 +815,97 @@ wheel_take_inbox(struct pcr_wheel *w, unsigned int max)
 
 		got = rte_ring_sc_dequeue_burst_elem(w->head.inbox, e,
 						     sizeof(e[0]), k, NULL);
-		for (i = 0; i < got; i++) {
-			if (i + 2 < got)
-				rte_prefetch0(&e[i + 2]);
-			wheel_insert(w, e[i].m, e[i].tsc);
-		}
-		CNT_ADD(w->c.taken, got);
+		for (i = 0; i < got; i++)
+			wheel_insert(w, c, e[i].m, e[i].tsc);
+		c->taken += got;
 		if (got < k)
 			break;
 		max -= got;
 	}
 }
 
-/* Move a far slot's packets down to nearer levels (relative to cur_tick). */
-static void
-wheel_cascade(struct pcr_wheel *w, unsigned int level, unsigned int slot)
+/* --- the clock ---------------------------------------------------------- */
+
+static inline void
+chunk_prefetch(const struct far_chunk *ch)
 {
-	struct far_slot *fs = &w->far[(size_t)(level - 1) * w->nslots + slot];
-	struct far_chunk *c = fs->head, *next;
+	unsigned int off;
+
+	for (off = 0; off < sizeof(*ch); off += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(RTE_PTR_ADD(ch, off));
+}
+
+/*
+ * Move a far slot's packets down to nearer levels (relative to cur_tick,
+ * which is the slot's start). A level-1 slot goes to level 0 as a whole, so
+ * its entries need no level computation: the slot is tick & mask.
+ */
+static void
+wheel_cascade(struct pcr_wheel *w, struct wheel_ccounters *c,
+	      unsigned int level, unsigned int slot)
+{
+	struct far_slot *fs = far_slot_of(w, level, slot);
+	struct far_chunk *ch = fs->head, *tail = fs->tail, *next;
+	uint32_t tail_count = fs->tail_count;
 	uint64_t moved = 0;
 
-	fs->head = fs->tail = NULL;
-	bit_clear(level_bitmap(w, level), slot);
-	while (c != NULL) {
+	fs->head = NULL;
+	fs->tail = NULL;
+	fs->tail_count = 0;
+	bit_clear(w, level, slot);
+	while (ch != NULL) {
+		uint32_t n = ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES;
 		uint32_t i;
 
-		next = c->next;
+		next = ch->next;
 		if (next != NULL)
-			rte_prefetch0(next);
-		for (i = 0; i < c->count; i++)
-			wheel_place_or_spill(w, c->e[i].m, c->e[i].tick);
-		moved += c->count;
-		c->next = w->free_chunks;
-		w->free_chunks = c;
-		c = next;
+			chunk_prefetch(next);
+		if (level == 1) {
+			uint32_t placed = 0;
+
+			for (i = 0; i < n; i++) {
+				const struct far_entry *e = &ch->e[i];
+
+				if (likely(l0_push(w, e->tick & w->mask, e->m)))
+					placed++;
+				else
+					wheel_spill(w, c, e->m, e->tick);
+			}
+			c->occ[0] += placed;
+		} else {
+			for (i = 0; i < n; i++)
+				wheel_place_or_spill(w, c, ch->e[i].m,
+						     ch->e[i].tick);
+		}
+		moved += n;
+		ch->next = w->free_chunks;
+		w->free_chunks = ch;
+		ch = next;
 	}
-	CNT_ADD(w->c.occ[level], -moved);
-	CNT_ADD(w->c.cascaded, moved);
+	c->occ[level] -= moved;
+	c->cascaded += moved;
+}
+
+/*
+ * First non-empty slot of @level after the one holding cur_tick (at it,
+ * for level 0), as a tick; UINT64_MAX if none. Below the top level a level
+ * only holds slots of cur_tick's block, after cur_tick's own (see the file
+ * comment), so the search does not wrap; the top level is circular.
+ */
+static inline uint64_t
+level_next_event(const struct pcr_wheel *w, unsigned int level)
+{
+	unsigned int shift = w->slot_bits * level;
+	uint64_t base = w->cur_tick >> shift;
+	unsigned int pos = base & w->mask;
+	unsigned int j = bitmap_find_next(w, level, level == 0 ? pos : pos + 1);
+
+	if (j == w->nslots) {
+		if (level != w->levels - 1 || w->summary[level] == 0)
+			return UINT64_MAX;
+		j = bitmap_find_next(w, level, 0);
+	}
+	return (base + ((j - pos) & w->mask)) << shift;
 }
 
 /*
@@ -697,30 +918,27 @@ wheel_next_event(const struct pcr_wheel *w)
 	unsigned int l;
 
 	for (l = 0; l < w->levels; l++) {
-		unsigned int shift = w->slot_bits * l;
-		uint64_t base = w->cur_tick >> shift;
-		unsigned int pos = base & w->mask;
-		unsigned int start = l == 0 ? pos : pos + 1;
-		unsigned int j;
+		uint64_t ev;
 
-		if (w->c.occ[l] == 0)
+		if (w->summary[l] == 0)
 			continue;
-		j = bitmap_find_from(w, level_bitmap(w, l), start);
-		if (j == w->nslots)
-			continue;
-		return (base + ((j - pos) & w->mask)) << shift;
+		ev = level_next_event(w, l);
+		if (ev != UINT64_MAX)
+			return ev;
 	}
 	return UINT64_MAX;
 }
 
 /* Set cur_tick to @tick (an event) and cascade the far slots starting there. */
 static inline void
-wheel_advance_to(struct pcr_wheel *w, uint64_t tick)
+wheel_advance_to(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t tick)
 {
 	unsigned int l;
 
 	__atomic_store_n(&w->cur_tick, tick, __ATOMIC_RELAXED);
-	CNT_ADD(w->c.advances, 1);
+	c->advances++;
+	if (likely((tick & w->mask) != 0))
+		return; /* not at a level-1 boundary: nothing to cascade */
 	for (l = w->levels - 1; l >= 1; l--) {
 		unsigned int shift = w->slot_bits * l;
 		unsigned int slot;
@@ -728,26 +946,23 @@ wheel_advance_to(struct pcr_wheel *w, uint64_t tick)
 		if ((tick & ((1ULL << shift) - 1)) != 0)
 			continue;
 		slot = (tick >> shift) & w->mask;
-		if (bit_test(level_bitmap(w, l), slot))
-			wheel_cascade(w, l, slot);
+		if (bit_test(w, l, slot))
+			wheel_cascade(w, c, l, slot);
 	}
 }
 
 /* Copy out the level-0 slot at cur_tick. */
 static inline unsigned int
-wheel_emit(struct pcr_wheel *w, struct rte_mbuf **mbufs, unsigned int n)
+wheel_emit(struct pcr_wheel *w, struct wheel_ccounters *c,
+	   struct rte_mbuf **mbufs, unsigned int n)
 {
 	unsigned int slot = w->cur_tick & w->mask;
-	uint64_t *bm = level_bitmap(w, 0);
 	unsigned int got;
 
-	if (!bit_test(bm, slot))
+	if (!bit_test(w, 0, slot))
 		return 0;
-	got = rte_ring_sc_dequeue_burst_elem(w->l0[slot], mbufs, sizeof(void *),
-					     n, NULL);
-	if (rte_ring_empty(w->l0[slot]))
-		bit_clear(bm, slot);
-	CNT_ADD(w->c.occ[0], -(uint64_t)got);
+	got = l0_pop(w, slot, mbufs, n);
+	c->occ[0] -= got;
 	return got;
 }
 
@@ -767,8 +982,8 @@ wheel_tick_of_now(const struct pcr_wheel *w, uint64_t now_tsc)
  * normal case); without it (flush) it stays at the last slot emitted.
  */
 static unsigned int
-wheel_run(struct pcr_wheel *w, uint64_t target, struct rte_mbuf **mbufs,
-	  unsigned int n, bool catch_up)
+wheel_run(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t target,
+	  struct rte_mbuf **mbufs, unsigned int n, bool catch_up)
 {
 	unsigned int cnt = 0;
 
@@ -776,7 +991,7 @@ wheel_run(struct pcr_wheel *w, uint64_t target, struct rte_mbuf **mbufs,
 		uint64_t ev;
 
 		if (w->cur_tick <= target) {
-			cnt += wheel_emit(w, mbufs + cnt, n - cnt);
+			cnt += wheel_emit(w, c, mbufs + cnt, n - cnt);
 			if (cnt == n)
 				break;
 		}
@@ -789,7 +1004,7 @@ wheel_run(struct pcr_wheel *w, uint64_t target, struct rte_mbuf **mbufs,
 						 __ATOMIC_RELAXED);
 			break;
 		}
-		wheel_advance_to(w, ev);
+		wheel_advance_to(w, c, ev);
 	}
 	return cnt;
 }
@@ -798,12 +1013,14 @@ unsigned int
 pcr_wheel_dequeue_burst(struct pcr_wheel *w, uint64_t now_tsc,
 			struct rte_mbuf **mbufs, unsigned int n)
 {
+	struct wheel_ccounters c = w->c;
 	unsigned int cnt;
 
 	rte_seqcount_write_begin(&w->seq);
-	wheel_take_inbox(w, n);
-	cnt = wheel_run(w, wheel_tick_of_now(w, now_tsc), mbufs, n, true);
-	CNT_ADD(w->c.dequeued, cnt);
+	wheel_take_inbox(w, &c, n);
+	cnt = wheel_run(w, &c, wheel_tick_of_now(w, now_tsc), mbufs, n, true);
+	c.dequeued += cnt;
+	counters_publish(w, &c);
 	rte_seqcount_write_end(&w->seq);
 	return cnt;
 }
@@ -811,14 +1028,15 @@ pcr_wheel_dequeue_burst(struct pcr_wheel *w, uint64_t now_tsc,
 unsigned int
 pcr_wheel_flush(struct pcr_wheel *w, struct rte_mbuf **mbufs, unsigned int n)
 {
+	struct wheel_ccounters c = w->c;
 	unsigned int cnt = 0, l;
 	uint64_t queued = 0;
 
 	rte_seqcount_write_begin(&w->seq);
 	for (l = 0; l < w->levels; l++)
-		queued += w->c.occ[l];
+		queued += c.occ[l];
 	if (queued > 0)
-		cnt = wheel_run(w, UINT64_MAX - 1, mbufs, n, false);
+		cnt = wheel_run(w, &c, UINT64_MAX - 1, mbufs, n, false);
 	if (cnt < n) {
 		struct __pcr_wheel_entry e[INBOX_BURST];
 
@@ -832,12 +1050,13 @@ pcr_wheel_flush(struct pcr_wheel *w, struct rte_mbuf **mbufs, unsigned int n)
 			for (i = 0; i < got; i++)
 				mbufs[cnt + i] = e[i].m;
 			cnt += got;
-			CNT_ADD(w->c.taken, got);
+			c.taken += got;
 			if (got < k)
 				break;
 		}
 	}
-	CNT_ADD(w->c.dequeued, cnt);
+	c.dequeued += cnt;
+	counters_publish(w, &c);
 	rte_seqcount_write_end(&w->seq);
 	return cnt;
 }
@@ -968,6 +1187,7 @@ pcr_wheel_free(struct pcr_wheel *w)
 	rte_free(w->head.pcnt);
 	rte_free(w->bitmap);
 	rte_free(w->l0);
+	rte_free(w->l0r);
 	rte_free(w->l0_mem);
 	rte_free(w->far);
 	rte_free(w->chunks);
