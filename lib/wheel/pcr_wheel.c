@@ -62,6 +62,8 @@ RTE_LOG_REGISTER_SUFFIX(pcr_wheel_logtype, wheel, NOTICE);
  * instead, the container this replaced, kept to measure against
  * (docs/design.md).
  */
+#define L0_LINE_PTRS (RTE_CACHE_LINE_SIZE / sizeof(struct rte_mbuf *))
+
 struct l0_slot {
 	uint32_t head;
 	uint32_t tail;
@@ -79,6 +81,7 @@ struct far_chunk {
 	uint64_t pad;
 	struct far_entry e[PCR_WHEEL_CHUNK_ENTRIES];
 };
+
 
 struct far_slot {
 	struct far_chunk *head;
@@ -118,6 +121,9 @@ struct pcr_wheel {
 	unsigned int words; /* bitmap words per level */
 	unsigned int slot_capacity;
 	unsigned int cap_bits; /* log2(slot_capacity) */
+	/* level_of_bit[b]: the level for a tick whose highest bit differing
+	 * from cur_tick's, above the level-0 bits, is b */
+	uint8_t level_of_bit[64];
 	pcr_wheel_drop_fn drop_fn;
 	void *drop_arg;
 	uint64_t *bitmap;          /* levels * words */
@@ -329,7 +335,9 @@ l0_store_size(unsigned int nslots, unsigned int capacity)
 #ifdef PCR_WHEEL_L0_RING
 	return (size_t)nslots * l0_ring_size(capacity);
 #else
-	return (size_t)nslots * capacity * sizeof(struct rte_mbuf *);
+	/* a slot takes at least one whole line (see l0_index()) */
+	return (size_t)nslots * RTE_MAX(capacity, (unsigned int)L0_LINE_PTRS) *
+	       sizeof(struct rte_mbuf *);
 #endif
 }
 
@@ -425,6 +433,8 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 	w->words = bitmap_words(p.slot_bits);
 	w->slot_capacity = p.slot_capacity;
 	w->cap_bits = rte_log2_u32(p.slot_capacity);
+	for (i = 0; i < RTE_DIM(w->level_of_bit); i++)
+		w->level_of_bit[i] = RTE_MIN(i / p.slot_bits + 1, p.levels - 1);
 	w->drop_fn = p.drop_fn;
 	w->drop_arg = p.drop_arg;
 	w->inbox_size = p.inbox_size;
@@ -631,6 +641,21 @@ l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
 	return got;
 }
 #else
+/*
+ * Where pointer @j of level-0 slot @slot lives: the slots' arrays are
+ * interleaved by cache line (line k of slot i is line k * S + i), so the
+ * first lines of all slots, where nearly every slot's packets sit, share a
+ * few pages and spread over every L1 set instead of all falling on one set
+ * (one array per slot puts them all at the same 4 KiB offset).
+ */
+static inline size_t
+l0_index(const struct pcr_wheel *w, unsigned int slot, uint32_t j)
+{
+	return (((size_t)(j / L0_LINE_PTRS) << w->slot_bits) + slot) *
+		       L0_LINE_PTRS +
+	       j % L0_LINE_PTRS;
+}
+
 static inline bool
 l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
 {
@@ -639,8 +664,7 @@ l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
 
 	if (unlikely(count == w->slot_capacity))
 		return false;
-	w->l0_mbufs[((size_t)slot << w->cap_bits) +
-		    (s->tail & (w->slot_capacity - 1))] = m;
+	w->l0_mbufs[l0_index(w, slot, s->tail & (w->slot_capacity - 1))] = m;
 	s->tail++;
 	if (count == 0)
 		bit_set(w, 0, slot);
@@ -652,15 +676,15 @@ l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
        unsigned int n)
 {
 	struct l0_slot *s = &w->l0[slot];
-	struct rte_mbuf *const *base = &w->l0_mbufs[(size_t)slot << w->cap_bits];
+	struct rte_mbuf *const *base = w->l0_mbufs;
 	uint32_t cmask = w->slot_capacity - 1;
 	uint32_t avail = s->tail - s->head;
 	uint32_t k = RTE_MIN((uint32_t)n, avail), i, h = s->head;
 
 	for (i = 0; i < k; i++)
-		out[i] = base[(h + i) & cmask];
+		out[i] = base[l0_index(w, slot, (h + i) & cmask)];
 	if (k == avail) {
-		/* empty: restart at index 0, the lines just read */
+		/* empty: restart at index 0, the line just read */
 		s->head = 0;
 		s->tail = 0;
 		bit_clear(w, 0, slot);
@@ -723,12 +747,10 @@ static inline unsigned int
 level_of(const struct pcr_wheel *w, uint64_t tick)
 {
 	uint64_t diff = (tick ^ w->cur_tick) >> w->slot_bits;
-	unsigned int l;
 
 	if (likely(diff == 0))
 		return 0;
-	l = (63 - __builtin_clzll(diff)) / w->slot_bits + 1;
-	return RTE_MIN(l, w->levels - 1);
+	return w->level_of_bit[63 - __builtin_clzll(diff)];
 }
 
 /* Put one packet into the slot for @tick (>= cur_tick, within horizon). */
@@ -864,12 +886,13 @@ wheel_cascade(struct pcr_wheel *w, struct wheel_ccounters *c,
 			uint32_t placed = 0;
 
 			for (i = 0; i < n; i++) {
-				const struct far_entry *e = &ch->e[i];
+				struct rte_mbuf *m = ch->e[i].m;
+				uint64_t tick = ch->e[i].tick;
 
-				if (likely(l0_push(w, e->tick & w->mask, e->m)))
+				if (likely(l0_push(w, tick & w->mask, m)))
 					placed++;
 				else
-					wheel_spill(w, c, e->m, e->tick);
+					wheel_spill(w, c, m, tick);
 			}
 			c->occ[0] += placed;
 		} else {
