@@ -280,6 +280,106 @@ test_fifo_within_slot(void **state)
 	wheel_finish(w);
 }
 
+/*
+ * A level-0 slot is a circular array: after a partial drain it takes
+ * exactly slot_capacity packets again, reusing the freed places, and keeps
+ * FIFO across the wrap of its index.
+ */
+static void
+test_slot_partial_drain_wrap(void **state)
+{
+	struct pcr_wheel_params p;
+	struct pcr_wheel *w;
+	struct pcr_wheel_stats s;
+	struct rte_mbuf *m[32];
+	uint64_t t0 = 777, dep = t0 + 5 * G_TSC;
+	uint32_t ids[32];
+	unsigned int i, n;
+
+	(void)state;
+	params_init(&p, t0);
+	p.slot_capacity = 16;
+	w = pcr_wheel_create(&p);
+	assert_non_null(w);
+	for (i = 0; i < 16; i++)
+		enqueue_one(w, i, dep);
+	assert_int_equal(drain_at(w, t0, NULL, 0), 0);
+	/* take 5 of the 16: the clock stays at the slot */
+	n = pcr_wheel_dequeue_burst(w, dep, m, 5);
+	assert_int_equal(n, 5);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(pkt_id(m[i]), i);
+		rte_pktmbuf_free(m[i]);
+	}
+	/* 5 fit again in the freed places; the 6th spills to the next slot */
+	for (i = 16; i < 22; i++)
+		enqueue_one(w, i, dep);
+	assert_int_equal(drain_at(w, dep, ids, 32), 16);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(ids[i], 5 + i);
+	pcr_wheel_stats_get(w, &s);
+	assert_int_equal(s.spill, 1);
+	assert_int_equal(s.late, 0);
+	assert_int_equal(s.dropped, 0);
+	assert_int_equal(drain_at(w, dep + G_TSC, ids, 32), 1);
+	assert_int_equal(ids[0], 21);
+	wheel_finish(w);
+}
+
+/*
+ * Events in different 64-slot bitmap words of a level, and on far levels,
+ * are found through the summary word: pcr_wheel_next_tsc() names each in
+ * turn and the packets come out in time order.
+ */
+static void
+summary_case(unsigned int slot_bits, unsigned int levels,
+	     const uint64_t *ticks, const uint64_t *next_ticks, unsigned int n)
+{
+	struct pcr_wheel_params p;
+	struct pcr_wheel *w;
+	uint64_t t0 = 123456;
+	uint32_t ids[4];
+	unsigned int i;
+
+	params_init(&p, t0);
+	p.slot_bits = slot_bits;
+	p.levels = levels;
+	w = pcr_wheel_create(&p);
+	assert_non_null(w);
+	for (i = 0; i < n; i++)
+		enqueue_one(w, i, t0 + ticks[i] * G_TSC);
+	assert_int_equal(drain_at(w, t0, NULL, 0), 0);
+	for (i = 0; i < n; i++) {
+		/* the next event: a level-0 slot or a far slot's cascade */
+		assert_int_equal(pcr_wheel_next_tsc(w),
+				 t0 + next_ticks[i] * G_TSC);
+		/* nothing due just before the packet's slot */
+		assert_int_equal(drain_at(w, t0 + ticks[i] * G_TSC - 1, NULL,
+					  0),
+				 0);
+		assert_int_equal(drain_at(w, t0 + ticks[i] * G_TSC, ids, 4), 1);
+		assert_int_equal(ids[0], i);
+	}
+	assert_int_equal(pcr_wheel_next_tsc(w), UINT64_MAX);
+	wheel_finish(w);
+}
+
+static void
+test_bitmap_summary(void **state)
+{
+	/* 4096 slots: 64 words per level; level 1 slots are 4096 ticks */
+	static const uint64_t t12[] = {3, 130, 4000, 3 * 4096 + 7,
+				       70 * 4096 + 2};
+	static const uint64_t n12[] = {3, 130, 4000, 3 * 4096, 70 * 4096};
+	/* 128 slots: 2 words per level; level 2 slots are 16384 ticks */
+	static const uint64_t t7[] = {1, 100, 127 * 128 + 5, 3 * 16384 + 200};
+	static const uint64_t n7[] = {1, 100, 127 * 128, 3 * 16384};
+
+	(void)state;
+	summary_case(12, 2, t12, n12, RTE_DIM(t12));
+	summary_case(7, 3, t7, n7, RTE_DIM(t7));
+}
+
 /* The wheel keeps time over many rotations of every level. */
 static void
 test_wraparound(void **state)
@@ -1011,6 +1111,9 @@ main(void)
 		cmocka_unit_test_setup(test_order_boundaries, test_setup),
 		cmocka_unit_test_setup(test_order_large_tsc, test_setup),
 		cmocka_unit_test_setup(test_fifo_within_slot, test_setup),
+		cmocka_unit_test_setup(test_slot_partial_drain_wrap,
+				       test_setup),
+		cmocka_unit_test_setup(test_bitmap_summary, test_setup),
 		cmocka_unit_test_setup(test_wraparound, test_setup),
 		cmocka_unit_test_setup(test_idle_gap, test_setup),
 		cmocka_unit_test_setup(test_late, test_setup),
