@@ -21,7 +21,17 @@
  * bench picks dt = 16 * P * span / N. It warms up over one span (untimed,
  * from empty, every dequeued packet checked not to leave before its slot)
  * and then times the steps until max(4N, 2^21) packets were dequeued.
- * ns_per_pkt = elapsed / packets dequeued; the median of --reps runs.
+ * Two figures per run, each the median of --reps runs:
+ *   ns_per_pkt: real time inside the queue's own calls (the enqueue, the
+ *     dequeue loop) / packets dequeued: what the queue costs. Before each
+ *     step the bench brings the burst's mbufs into cache, untimed, as the
+ *     datapath has them from RX (mbufs_as_from_rx()); otherwise the LIFO
+ *     stack hands back mbufs last touched up to a span ago and every
+ *     queue pays the bench's cache miss when it writes the departure.
+ *   loop_ns_per_pkt: the whole loop's elapsed time / packets dequeued,
+ *     harness included (RNG, stack, the mbuf warm-up, rdtsc).
+ * With P = 2, ns_per_pkt is the consumer lcore's time in the queue's
+ * calls; producer 2's enqueues run in parallel on the other lcore.
  *
  * Mbufs come from one pktmbuf pool with no data room (so 4M of them fit);
  * the bench keeps the free ones on a LIFO stack of its own, so the mempool

@@ -19,6 +19,8 @@
  * l >= 1 that contains cur is always empty: it was cascaded when cur crossed
  * into it. The top level is the exception that makes the horizon work: it
  * is used circularly, which is why horizon < (S - 1) * S^(L-1) ticks.
+ * Below the top level a level therefore holds only slots of cur's block at
+ * or after cur's own, so its next-event search never wraps.
  *
  * Advancing: the next event is the first set bit ahead of cur on level 0,
  * else on level 1, and so on: events of level l lie before the next

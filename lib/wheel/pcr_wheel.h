@@ -20,15 +20,18 @@
  *   written to the mbuf's registered dynamic field (pcr_wheel_departure()).
  * - *Levels*: the consumer owns the wheel proper. Level 0 has
  *   2^slot_bits slots of `granularity` each; level l slots are as wide as
- *   the whole span of level l-1. Level-0 slots are rte_rings of mbuf
- *   pointers (draining a slot is one bulk pointer copy). Slots of levels
+ *   the whole span of level l-1. Level-0 slots are circular arrays of
+ *   `slot_capacity` mbuf pointers, interleaved by cache line (draining a
+ *   slot is a pointer copy; an SP/SC rte_ring per slot measured slower,
+ *   see docs/design.md). Slots of levels
  *   >= 1 are chains of fixed-size chunks of (mbuf, departure) pairs drawn
  *   from one pool sized by `max_queued`, so the far levels cost memory in
  *   proportion to what is queued, not to slots x line rate. Cascading a far
  *   slot reads only chunk memory, never the mbufs.
- * - *Bitmaps*: one bit per slot per level. The consumer finds the next
- *   non-empty slot of every level with find-first-set over 64-bit words
- *   and jumps straight to the earliest one, so an idle gap costs a few word
+ * - *Bitmaps*: one bit per slot per level, and per level one summary word
+ *   with a bit per non-empty 64-bit bitmap word. The consumer finds the
+ *   next non-empty slot of a level with two find-first-set and jumps
+ *   straight to the earliest one, so an idle gap costs a few word
  *   operations, not one visit per slot (Eiffel's cFFS idea).
  *
  * Contract (as sch_fq's)
@@ -58,14 +61,17 @@
  * With S = 2^slot_bits, L = levels, C = slot_capacity, Q = max_queued,
  * I = inbox_size, E = PCR_WHEEL_CHUNK_ENTRIES:
  *
- *   bytes ~= S * (128 + 8 * C)                     level-0 rings
- *          + (L - 1) * S * 32                       far slot heads
- *          + (ceil(Q / E) + (L - 1) * S) * 1024     chunk pool
- *          + 128 + 16 * I                           inbox
+ *   bytes ~= S * (8 + 8 * max(C, 8))               level-0 slots
+ *          + (L - 1) * S * 24                       far slot heads
+ *          + (ceil(Q / E) + (L - 1) * S) * 1024     chunk pool (L > 1)
+ *          + 128 + 32 * I                           inbox (2I entries:
+ *                                                   exact-size ring)
  *          + L * S / 8                              bitmaps
+ *          + 64 * (RTE_MAX_LCORE + 1)               producer counters
  *
- * The defaults (S = 256, L = 3, C = 512, Q = 2^20, I = 2^16) take about
- * 19.6 MiB; pcr_wheel_memsize() returns the exact figure for any params.
+ * (within 1 KiB of pcr_wheel_memsize(), which returns the exact figure for
+ * any params). The defaults (S = 256, L = 3, C = 512, Q = 2^20, I = 2^16)
+ * take 19.8 MiB.
  * Horizon limit: horizon < (S - 1) * S^(L-1) * granularity; the defaults at
  * 1 us allow 16.7 s.
  *
