@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+#ifndef PCR_HIST_H
+#define PCR_HIST_H
+
+/**
+ * @file
+ * Log-bucket histogram of unsigned 64-bit values, for the fast path.
+ *
+ * Values below 16 have a bucket each; above, every power of two is cut
+ * into 16 equal sub-buckets (HdrHistogram's scheme with 4 sub-bucket
+ * bits), so a bucket is never wider than 1/16 of its lower bound: a
+ * quantile read from it is within 6.25 % of the true value (always
+ * rounded up). Adding a value is a count-leading-zeros, a shift and an
+ * increment; no floating point, no branches beyond the small-value test.
+ * 976 buckets cover the whole uint64_t range (7.8 KiB).
+ *
+ * One writer per histogram; readers merge or read while it runs (each
+ * counter is a naturally aligned 64-bit word, so a reader never sees a torn
+ * value, only a slightly older one).
+ */
+
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCR_HIST_SUB_BITS 4
+#define PCR_HIST_SUB (1u << PCR_HIST_SUB_BITS)
+/** Buckets: 16 exact ones, then 16 per power of two from 2^4 to 2^63. */
+#define PCR_HIST_BUCKETS ((64 - PCR_HIST_SUB_BITS + 1) * PCR_HIST_SUB)
+
+struct pcr_hist {
+	uint64_t count;  /**< values added */
+	uint64_t max;    /**< largest value added */
+	uint64_t sum;    /**< sum of values (wraps after 2^64) */
+	uint64_t bucket[PCR_HIST_BUCKETS];
+};
+
+/** Bucket index of @p v. */
+static inline unsigned int
+pcr_hist_index(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < PCR_HIST_SUB)
+		return (unsigned int)v;
+	e = 63u - (unsigned int)__builtin_clzll(v); /* >= PCR_HIST_SUB_BITS */
+	return (e - PCR_HIST_SUB_BITS + 1) * PCR_HIST_SUB +
+	       (unsigned int)((v >> (e - PCR_HIST_SUB_BITS)) &
+			      (PCR_HIST_SUB - 1));
+}
+
+/** Add one value. */
+static inline void
+pcr_hist_add(struct pcr_hist *h, uint64_t v)
+{
+	h->bucket[pcr_hist_index(v)]++;
+	h->count++;
+	h->sum += v;
+	if (v > h->max)
+		h->max = v;
+}
+
+static inline void
+pcr_hist_reset(struct pcr_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+}
+
+/** Smallest value that falls in bucket @p i. */
+uint64_t pcr_hist_bucket_lower(unsigned int i);
+
+/** Largest value that falls in bucket @p i. */
+uint64_t pcr_hist_bucket_upper(unsigned int i);
+
+/** dst += src (counts, sum; max of max). Reads src with relaxed loads. */
+void pcr_hist_merge(struct pcr_hist *dst, const struct pcr_hist *src);
+
+/**
+ * Value at quantile @p q_ppm (parts per million: 500000 = median,
+ * 999000 = p99.9): the upper bound of the bucket holding the
+ * ceil(q * count)-th smallest value, but never above the exact max.
+ * 0 when the histogram is empty.
+ */
+uint64_t pcr_hist_quantile(const struct pcr_hist *h, uint32_t q_ppm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCR_HIST_H */

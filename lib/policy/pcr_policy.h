@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+#ifndef PCR_POLICY_H
+#define PCR_POLICY_H
+
+/**
+ * @file
+ * Rate policies in earliest-departure-time form (the timestamper).
+ *
+ * A policy is a token bucket of `rate` bits per second and `burst` bytes
+ * (tc tbf's model) written as one time instead of a token count: `full`,
+ * the moment its bucket is full again. A packet costing c (its bytes at
+ * the rate) may leave at
+ *
+ *     allow = max(now, full - max(burst, c) + c)
+ *
+ * (once the bucket holds c worth of tokens) and then moves the bucket on:
+ *
+ *     full' = max(full, departure) + c.
+ *
+ * An idle policy therefore banks at most `burst` bytes of credit, a busy
+ * one spaces packets exactly c apart, and a packet larger than the burst
+ * still goes (after a full bucket's worth of waiting), where tbf would
+ * drop it.
+ *
+ * Units. Policy time is in *fine* units, TSC cycles << PCR_FINE_SHIFT,
+ * counted from an epoch the caller picks, modulo 2^64: every comparison is
+ * a signed difference, so the counter may wrap (after 2^56 cycles, 278
+ * days at 3 GHz) as long as no two times compared are 2^63 fine units
+ * apart; pcr_policy_refresh() keeps an idle shared policy within reach.
+ * A rate is held as fine units per byte in 48.16 fixed point, so a
+ * 64-byte frame at 400 Gbit/s still costs a cost known to 1 part in 10^5;
+ * costs are rounded up, so a policy never exceeds its rate.
+ *
+ * Sharing. A flow policy belongs to one RX lcore (plain loads and stores).
+ * Class and aggregate policies are shared by every RX lcore and advance
+ * with a compare-and-swap loop: lock-free, and each packet's reservation
+ * is atomic. Following Carousel, each shared policy advances by its own
+ * allowance, not by the packet's final departure: a packet held back by
+ * its flow's rate does not waste the aggregate's capacity for other flows.
+ * The flow policy, private, advances by the final departure, so a flow's
+ * packets are never closer than its own rate allows.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCR_FINE_SHIFT 8
+#define PCR_RATE_FRAC 16
+
+/** Bytes of credit a policy banks by default: one 1500-byte MTU frame. */
+#define PCR_BURST_DEFAULT 1514
+
+/** A rate turned into fine units, shared read-only by every lcore. */
+struct pcr_rate {
+	uint64_t bps;         /**< bits per second; 0 = unlimited */
+	uint64_t fpb;         /**< fine units per byte, 48.16; 0 = unlimited */
+	uint64_t burst;       /**< credit, fine units */
+	uint64_t burst_bytes; /**< credit, bytes */
+};
+
+/** Token-bucket state of one policy. */
+struct pcr_policy {
+	uint64_t full; /**< fine time at which the bucket is full again */
+};
+
+/**
+ * Fill @p r for @p bps bits per second (0 = unlimited) and @p burst_bytes
+ * of credit, with a TSC of @p tsc_hz.
+ * @return 0, or -ERANGE if the rate is below 1 bit/s per 2^-16 fine unit
+ *   resolution limit (cannot happen for bps >= 1 and tsc_hz < 2^36).
+ */
+int pcr_rate_init(struct pcr_rate *r, uint64_t bps, uint64_t burst_bytes,
+		  uint64_t tsc_hz);
+
+static inline bool
+pcr_rate_unlimited(const struct pcr_rate *r)
+{
+	return r->fpb == 0;
+}
+
+/** Fine units @p bytes take at rate @p r, rounded up. */
+static inline uint64_t
+pcr_rate_cost(const struct pcr_rate *r, uint32_t bytes)
+{
+	return (uint64_t)(((unsigned __int128)bytes * r->fpb +
+			   ((1u << PCR_RATE_FRAC) - 1)) >> PCR_RATE_FRAC);
+}
+
+/** Fine time from a TSC value and an epoch. */
+static inline uint64_t
+pcr_fine(uint64_t tsc, uint64_t epoch_tsc)
+{
+	return (tsc - epoch_tsc) << PCR_FINE_SHIFT;
+}
+
+/** a later than b, wrap-safe. */
+static inline bool
+pcr_fine_after(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) > 0;
+}
+
+static inline uint64_t
+pcr_fine_max(uint64_t a, uint64_t b)
+{
+	return pcr_fine_after(a, b) ? a : b;
+}
+
+/** Earliest departure a bucket at @p full allows a packet of @p cost. */
+static inline uint64_t
+pcr_policy_allow(uint64_t full, uint64_t now, uint64_t cost, uint64_t burst)
+{
+	uint64_t b = burst > cost ? burst : cost;
+
+	return pcr_fine_max(full - b + cost, now);
+}
+
+/** The bucket after a packet of @p cost left at @p departure. */
+static inline uint64_t
+pcr_policy_after(uint64_t full, uint64_t departure, uint64_t cost)
+{
+	return pcr_fine_max(full, departure) + cost;
+}
+
+/** A new policy: bucket full at @p now. */
+static inline void
+pcr_policy_init(struct pcr_policy *p, uint64_t now)
+{
+	p->full = now;
+}
+
+/**
+ * Shared policy: reserve the packet's time and return it. Lock-free, any
+ * lcore.
+ */
+static inline uint64_t
+pcr_policy_stamp_shared(struct pcr_policy *p, const struct pcr_rate *r,
+			uint64_t now, uint32_t bytes)
+{
+	uint64_t cost = pcr_rate_cost(r, bytes);
+	uint64_t old = __atomic_load_n(&p->full, __ATOMIC_RELAXED);
+	uint64_t dep, nw;
+
+	do {
+		dep = pcr_policy_allow(old, now, cost, r->burst);
+		nw = pcr_policy_after(old, dep, cost);
+	} while (!__atomic_compare_exchange_n(&p->full, &old, nw, true,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return dep;
+}
+
+/**
+ * Keep an idle shared policy within 2^60 fine units of @p now (a credit it
+ * could never use anyway, since burst is far smaller). Any lcore, rarely.
+ */
+static inline void
+pcr_policy_refresh(struct pcr_policy *p, uint64_t now)
+{
+	uint64_t old = __atomic_load_n(&p->full, __ATOMIC_RELAXED);
+
+	if ((int64_t)(now - old) > (int64_t)1 << 60)
+		__atomic_compare_exchange_n(&p->full, &old,
+					    now - ((uint64_t)1 << 59), false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/**
+ * Parse a rate as tc writes it: a number (decimals allowed) and a unit:
+ * bit, kbit, mbit, gbit, tbit (powers of 1000), kibit, mibit, gibit, tibit
+ * (powers of 1024), bps, kbps, mbps, gbps, tbps (bytes per second), or no
+ * unit (bits per second). "0" and "unlimited" mean no limit (0).
+ * @return 0, or -EINVAL with why in @p err.
+ */
+int pcr_rate_parse(const char *s, uint64_t *bps, char *err, size_t errlen);
+
+/**
+ * Parse a byte count: an integer with an optional unit b, k/kb (1024),
+ * m/mb (1024^2), g/gb (1024^3), as tc's burst.
+ * @return 0, or -EINVAL with why in @p err.
+ */
+int pcr_size_parse(const char *s, uint64_t *bytes, char *err, size_t errlen);
+
+/**
+ * Parse a decimal unsigned integer in [min, max].
+ * @return 0, or -EINVAL with why in @p err.
+ */
+int pcr_u64_parse(const char *s, uint64_t min, uint64_t max, uint64_t *v,
+		  char *err, size_t errlen);
+
+/** Format a rate for humans, tc style ("10Mbit", "2.5Gbit", "unlimited"). */
+int pcr_rate_format(uint64_t bps, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCR_POLICY_H */

@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+/*
+ * The fast path: RX (timestamper) and TX (wheel drain) loops. Nothing here
+ * allocates, locks or logs per packet.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "pacer.h"
+
+/* Age-out work per pass and passes per second of a RX lcore. */
+#define AGE_BATCH_MIN 64ull
+#define AGE_PERIOD_US 1000
+
+int
+pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
+{
+	struct rte_hash_parameters hp = { 0 };
+	struct pcr_flowtab *ft;
+	char name[RTE_HASH_NAMESIZE];
+	unsigned int i;
+
+	ft = rte_zmalloc_socket("pcr_flowtab", sizeof(*ft), RTE_CACHE_LINE_SIZE,
+				(int)rte_lcore_to_socket_id(lc->lcore_id));
+	if (ft == NULL)
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "pcr_flows_%u", lc->lcore_id);
+	hp.name = name;
+	hp.entries = (uint32_t)entries;
+	hp.key_len = sizeof(struct pcr_flow_key);
+	hp.hash_func = rte_hash_crc;
+	hp.hash_func_init_val = 0;
+	hp.socket_id = (int)rte_lcore_to_socket_id(lc->lcore_id);
+	/* one writer (this lcore), no concurrent readers; the extendable
+	 * buckets guarantee `entries` keys fit whatever their hashes */
+	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
+	ft->h = rte_hash_create(&hp);
+	if (ft->h == NULL) {
+		rte_free(ft);
+		return -ENOMEM;
+	}
+	ft->flows = rte_zmalloc_socket("pcr_flows",
+				       entries * sizeof(struct pcr_flow),
+				       RTE_CACHE_LINE_SIZE, hp.socket_id);
+	if (ft->flows == NULL) {
+		rte_hash_free(ft->h);
+		rte_free(ft);
+		return -ENOMEM;
+	}
+	for (i = 0; i < PCR_MAX_CLASSES; i++)
+		ft->overflow[i].class_id = (uint16_t)i;
+	ft->entries = (uint32_t)entries;
+	ft->age_batch = (uint32_t)RTE_MAX(AGE_BATCH_MIN, entries * AGE_PERIOD_US /
+				    (pcr_app.cfg.flow_idle_ms * 1000));
+	lc->ft = ft;
+	return 0;
+}
+
+void
+pcr_flowtab_free(struct pcr_flowtab *ft)
+{
+	if (ft == NULL)
+		return;
+	rte_hash_free(ft->h);
+	rte_free(ft->flows);
+	rte_free(ft);
+}
+
+static uint16_t
+classify_flow(const struct pcr_flow_key *k)
+{
+	const struct pcr_config *c = &pcr_app.cfg;
+	unsigned int i;
+
+	for (i = 1; i < c->n_classes; i++)
+		if (pcr_match_key(&c->classes[i].match, k))
+			return (uint16_t)i;
+	return 0;
+}
+
+/* A flow not in the table yet (or added earlier in this burst). */
+static struct pcr_flow *
+flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
+	     const struct pcr_flow_key *k, uint16_t egress, uint64_t now)
+{
+	struct pcr_flow *f;
+	int32_t pos;
+
+	pos = rte_hash_lookup(ft->h, k);
+	if (pos >= 0)
+		return &ft->flows[pos];
+	pos = rte_hash_add_key(ft->h, k);
+	if (unlikely(pos < 0)) {
+		uint16_t cls = classify_flow(k);
+
+		st->flow_table_full++;
+		f = &ft->overflow[cls];
+		return f;
+	}
+	f = &ft->flows[pos];
+	memset(f, 0, sizeof(*f));
+	f->in_use = true;
+	f->class_id = classify_flow(k);
+	f->egress = egress;
+	pcr_policy_init((struct pcr_policy *)&f->full, now);
+	st->flows_new++;
+	return f;
+}
+
+/*
+ * Remove flows that are idle, have nothing queued and whose policy state
+ * has expired (so that a new entry would behave the same). The sweep walks
+ * the entry array by position, a fixed number of entries per pass, so its
+ * cost does not depend on how full the table is (rte_hash_iterate() would
+ * scan empty slots until it found a used one); the batch is sized so that
+ * one sweep of the whole table takes about one idle timeout.
+ */
+static void
+flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
+{
+	struct pcr_flowtab *ft = lc->ft;
+	uint64_t idle = pcr_app.cfg.flow_idle_ms * (pcr_app.tsc_hz / 1000);
+	uint64_t now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
+	uint32_t i;
+
+	if (now_tsc < ft->next_age_tsc)
+		return;
+	ft->next_age_tsc = now_tsc + pcr_app.tsc_hz / 1000000 * AGE_PERIOD_US;
+	for (i = 0; i < ft->age_batch; i++) {
+		struct pcr_flow *f = &ft->flows[ft->iter];
+		void *key;
+
+		if (++ft->iter == ft->entries)
+			ft->iter = 0;
+		if (!f->in_use ||
+		    __atomic_load_n(&f->queued, __ATOMIC_ACQUIRE) != 0 ||
+		    now_tsc - f->last_seen < idle || pcr_fine_after(f->full, now))
+			continue;
+		if (rte_hash_get_key_with_position(ft->h, f - ft->flows,
+						   &key) != 0 ||
+		    rte_hash_del_key(ft->h, key) < 0)
+			continue;
+		f->in_use = false;
+		lc->st[f->egress].flows_aged++;
+	}
+}
+
+static void
+rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
+{
+	struct rte_mbuf *pkts[PCR_RX_BURST], *out[PCR_RX_BURST];
+	struct pcr_pkt_info info[PCR_RX_BURST];
+	const void *keys[PCR_RX_BURST];
+	struct pcr_flow *fl[PCR_RX_BURST];
+	uint64_t dep_tsc[PCR_RX_BURST];
+	int32_t pos[PCR_RX_BURST];
+	struct pcr_port *eg = &pcr_app.ports[q->egress];
+	struct pcr_lstats *in_st = &lc->st[q->port];
+	struct pcr_lstats *eg_st = &lc->st[q->egress];
+	const struct pcr_config *c = &pcr_app.cfg;
+	struct pcr_flowtab *ft = lc->ft;
+	uint64_t now_tsc, now;
+	unsigned int i, k = 0, sent;
+	uint16_t n;
+
+	n = rte_eth_rx_burst(q->port, q->queue, pkts, PCR_RX_BURST);
+	if (n == 0)
+		return;
+	now_tsc = rte_rdtsc();
+	now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
+
+	pcr_classify_parse_burst(pkts, n, info);
+	for (i = 0; i < n; i++)
+		keys[i] = &info[i].key;
+	if (rte_hash_lookup_bulk(ft->h, keys, n, pos) != 0)
+		for (i = 0; i < n; i++)
+			pos[i] = -1;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t bytes = rte_pktmbuf_pkt_len(m);
+		struct pcr_flow *f;
+		const struct pcr_rate *fr;
+		struct pcr_shared_policy *cp;
+		uint64_t dep = now, fcost = 0;
+
+		in_st->rx_packets++;
+		in_st->rx_bytes += bytes;
+		in_st->classify[info[i].result]++;
+
+		f = pos[i] >= 0 ? &ft->flows[pos[i]] :
+				  flow_get_new(ft, eg_st, &info[i].key,
+					       q->egress, now);
+		f->last_seen = now_tsc;
+		if (c->flow_limit != 0 &&
+		    __atomic_load_n(&f->queued, __ATOMIC_RELAXED) >=
+			    c->flow_limit) {
+			eg_st->drop_flow_limit++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		bytes += (uint32_t)c->wire_overhead;
+
+		/* flow: private, advanced by the final departure below */
+		fr = &eg->cls_flow_rate[f->class_id];
+		if (!pcr_rate_unlimited(fr)) {
+			fcost = pcr_rate_cost(fr, bytes);
+			dep = pcr_policy_allow(f->full, now, fcost, fr->burst);
+		}
+		/* class and port aggregate: shared, each by its own time */
+		cp = &eg->cls[f->class_id];
+		if (!pcr_rate_unlimited(&cp->rate))
+			dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
+							&cp->pol, &cp->rate,
+							now, bytes));
+		if (!pcr_rate_unlimited(&eg->agg.rate))
+			dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
+							&eg->agg.pol,
+							&eg->agg.rate, now,
+							bytes));
+		if (fcost != 0)
+			f->full = pcr_policy_after(f->full, dep, fcost);
+
+		__atomic_fetch_add(&f->queued, 1, __ATOMIC_RELAXED);
+		*pcr_flow_field(m) = f;
+		/* fine -> TSC, rounded up: never earlier than the policies */
+		dep_tsc[k] = now_tsc + ((dep - now + (1u << PCR_FINE_SHIFT) - 1) >>
+					PCR_FINE_SHIFT);
+		fl[k] = f;
+		out[k++] = m;
+	}
+	if (k == 0)
+		return;
+	sent = pcr_wheel_enqueue_burst(eg->tx->wheel, out, dep_tsc, k);
+	for (i = sent; i < k; i++) {
+		__atomic_fetch_sub(&fl[i]->queued, 1, __ATOMIC_RELEASE);
+		eg_st->drop_inbox++;
+		rte_pktmbuf_free(out[i]);
+	}
+}
+
+/* Account one packet the PMD accepted (its mbuf may be gone already). */
+static inline void
+tx_account(struct pcr_txport *tp, unsigned int i, uint64_t tx_tsc)
+{
+	struct pcr_flow *f = tp->pend_flow[i];
+	uint64_t dep = tp->pend_dep[i];
+	uint32_t len = tp->pend_len[i];
+
+	tp->tx_packets++;
+	tp->tx_bytes += len;
+	if (unlikely(tx_tsc < dep)) {
+		tp->tx_early++;
+		pcr_hist_add(&tp->err, 0);
+	} else {
+		uint64_t e = tx_tsc - dep;
+
+		pcr_hist_add(&tp->err, e);
+		/* one slot is the wheel's granularity, one more the TX loop's */
+		if (e > 2 * tp->gran_tsc)
+			tp->tx_late++;
+	}
+	tp->cls[f->class_id].tx_packets++;
+	tp->cls[f->class_id].tx_bytes += len;
+	if (f->tx_packets == 0) {
+		f->first_tx_tsc = tx_tsc;
+		f->first_len = len;
+	}
+	f->tx_packets++;
+	f->tx_bytes += len;
+	f->last_tx_tsc = tx_tsc;
+	/* last touch: once 0, the RX lcore may age the flow out */
+	__atomic_fetch_sub(&f->queued, 1, __ATOMIC_RELEASE);
+}
+
+/* Drop the packets pending on @p tp, counted in @p ctr. */
+static void
+tx_drop_pending(struct pcr_txport *tp, uint64_t *ctr)
+{
+	unsigned int i;
+
+	for (i = 0; i < tp->n_pend; i++) {
+		__atomic_fetch_sub(&tp->pend_flow[i]->queued, 1,
+				   __ATOMIC_RELEASE);
+		rte_pktmbuf_free(tp->pend[i]);
+	}
+	*ctr += tp->n_pend;
+	tp->n_pend = 0;
+}
+
+static void
+tx_take(struct pcr_txport *tp, unsigned int from, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = from; i < from + n; i++) {
+		struct rte_mbuf *m = tp->pend[i];
+
+		tp->pend_dep[i] = *pcr_wheel_departure(m, pcr_app.dep_dynfield);
+		tp->pend_len[i] = rte_pktmbuf_pkt_len(m);
+		tp->pend_flow[i] = *pcr_flow_field(m);
+	}
+}
+
+static void
+tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
+{
+	unsigned int n, sent, i;
+	uint64_t tx_tsc;
+
+	if (tp->n_pend < PCR_TX_BURST) {
+		/* a slot leaves once its end has passed: never early */
+		n = pcr_wheel_dequeue_burst(tp->wheel,
+					    now_tsc - tp->gran_tsc + 1,
+					    tp->pend + tp->n_pend,
+					    PCR_TX_BURST - tp->n_pend);
+		if (n != 0) {
+			if (tp->n_pend == 0)
+				tp->stuck_since = now_tsc;
+			tx_take(tp, tp->n_pend, n);
+			tp->n_pend += n;
+		}
+	}
+	if (tp->n_pend == 0)
+		return;
+	tx_tsc = rte_rdtsc();
+	sent = rte_eth_tx_burst(tp->port, tp->queue, tp->pend,
+				(uint16_t)tp->n_pend);
+	for (i = 0; i < sent; i++)
+		tx_account(tp, i, tx_tsc);
+	if (likely(sent == tp->n_pend)) {
+		tp->n_pend = 0;
+		return;
+	}
+	/* partial burst: keep the rest, in order, for the next pass */
+	tp->tx_retry += tp->n_pend - sent;
+	if (sent != 0) {
+		unsigned int rest = tp->n_pend - sent;
+
+		memmove(tp->pend, tp->pend + sent, rest * sizeof(tp->pend[0]));
+		memmove(tp->pend_dep, tp->pend_dep + sent,
+			rest * sizeof(tp->pend_dep[0]));
+		memmove(tp->pend_len, tp->pend_len + sent,
+			rest * sizeof(tp->pend_len[0]));
+		memmove(tp->pend_flow, tp->pend_flow + sent,
+			rest * sizeof(tp->pend_flow[0]));
+		tp->n_pend = rest;
+		tp->stuck_since = tx_tsc;
+	} else if (tx_tsc - tp->stuck_since > tp->hold_tsc) {
+		tx_drop_pending(tp, &tp->tx_drop);
+	}
+}
+
+/* Shutdown without draining: drop everything queued. */
+static void
+tx_port_drop_all(struct pcr_txport *tp)
+{
+	struct rte_mbuf *m[PCR_TX_BURST];
+	unsigned int n, i;
+
+	tx_drop_pending(tp, &tp->drop_shutdown);
+	while ((n = pcr_wheel_flush(tp->wheel, m, RTE_DIM(m))) != 0) {
+		for (i = 0; i < n; i++) {
+			struct pcr_flow *f = *pcr_flow_field(m[i]);
+
+			__atomic_fetch_sub(&f->queued, 1, __ATOMIC_RELEASE);
+			rte_pktmbuf_free(m[i]);
+		}
+		tp->drop_shutdown += n;
+	}
+}
+
+static bool
+tx_port_empty(struct pcr_txport *tp)
+{
+	struct pcr_wheel_stats ws;
+
+	if (tp->n_pend != 0)
+		return false;
+	pcr_wheel_stats_get(tp->wheel, &ws);
+	return ws.queued == 0;
+}
+
+void
+pcr_wheel_drop_cb(struct rte_mbuf *m, enum pcr_wheel_drop_reason r, void *arg)
+{
+	struct pcr_txport *tp = arg;
+	struct pcr_flow *f = *pcr_flow_field(m);
+
+	tp->drop_wheel[r]++;
+	__atomic_fetch_sub(&f->queued, 1, __ATOMIC_RELEASE);
+	rte_pktmbuf_free(m);
+}
+
+static bool
+all_rx_stopped(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		struct pcr_lcore *lc = pcr_app.lcores[i];
+
+		if (lc != NULL && (lc->roles & PCR_ROLE_RX) &&
+		    !__atomic_load_n(&lc->rx_stopped, __ATOMIC_ACQUIRE))
+			return false;
+	}
+	return true;
+}
+
+int
+pcr_worker_main(void *arg)
+{
+	struct pcr_lcore *lc = arg;
+	unsigned int i;
+	bool tx_done = !(lc->roles & PCR_ROLE_TX);
+
+	__atomic_store_n(&lc->running, true, __ATOMIC_RELEASE);
+	for (;;) {
+		uint32_t st = __atomic_load_n(&pcr_app.state, __ATOMIC_ACQUIRE);
+		uint64_t now;
+
+		pcr_sync_point(lc);
+		if (st == PCR_STOP)
+			break;
+		if (lc->roles & PCR_ROLE_RX) {
+			if (st == PCR_RUN) {
+				for (i = 0; i < lc->n_rxq; i++)
+					rx_queue_poll(lc, &lc->rxq[i]);
+				flowtab_age(lc, rte_rdtsc());
+			} else if (!lc->rx_stopped) {
+				__atomic_store_n(&lc->rx_stopped, true,
+						 __ATOMIC_RELEASE);
+			}
+		}
+		if (!(lc->roles & PCR_ROLE_TX))
+			continue;
+		if (st == PCR_STOP_DROP && all_rx_stopped()) {
+			for (i = 0; i < lc->n_tx; i++)
+				tx_port_drop_all(lc->tx[i]);
+			tx_done = true;
+		} else if (!tx_done) {
+			now = rte_rdtsc();
+			for (i = 0; i < lc->n_tx; i++)
+				tx_port_poll(lc->tx[i], now);
+			if (st == PCR_STOP_RX && all_rx_stopped()) {
+				bool empty = true;
+
+				for (i = 0; i < lc->n_tx; i++)
+					empty &= tx_port_empty(lc->tx[i]);
+				tx_done = empty;
+			}
+		}
+		if (tx_done && st != PCR_RUN) {
+			if (!lc->tx_done)
+				__atomic_store_n(&lc->tx_done, true,
+						 __ATOMIC_RELEASE);
+			rte_pause(); /* until the control lcore says PCR_STOP */
+		}
+	}
+	__atomic_store_n(&lc->running, false, __ATOMIC_RELEASE);
+	return 0;
+}

@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+/*
+ * pacer: start-up, the control loop (main lcore, sleeping) and shutdown.
+ *
+ * Order of start-up: our own options and configuration are checked before
+ * rte_eal_init(), so bad input exits 2 before anything is started; what
+ * needs the EAL (ports named by the configuration exist, enough lcores) is
+ * checked right after it, again before any port or worker starts.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#include "pacer.h"
+#include "pcr_clock.h"
+
+struct pcr_app pcr_app;
+
+static volatile sig_atomic_t signals_seen;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	signals_seen++;
+}
+
+static void
+sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Usage errors after rte_eal_init(): undo it and exit 2. */
+static void __rte_noreturn
+usage_exit_eal(void)
+{
+	rte_eal_cleanup();
+	exit(PCR_EXIT_USAGE);
+}
+
+static void __rte_noreturn
+fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "pacer: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	rte_eal_cleanup();
+	exit(EXIT_FAILURE);
+}
+
+static unsigned int
+default_mbufs(const struct pcr_config *c, unsigned int n_ports,
+	      unsigned int n_lcores)
+{
+	/* a full horizon of 1500-byte frames at 1 gbit/s, plus rings */
+	uint64_t n = c->horizon_ms * (1000000000ull / 8 / 1500) / 1000;
+
+	n += (uint64_t)n_ports * (c->rxd + c->txd + PCR_TX_BURST);
+	n += (uint64_t)n_lcores * (256 + PCR_RX_BURST);
+	return (unsigned int)RTE_MIN(n, 1ull << 26);
+}
+
+static void
+assign_lcores(struct pcr_app *a)
+{
+	unsigned int workers[RTE_MAX_LCORE], nw = 0, n_tx, n_rx, i, l;
+	unsigned int rx_lcores[RTE_MAX_LCORE], next = 0;
+	uint16_t p;
+
+	RTE_LCORE_FOREACH_WORKER(l)
+		workers[nw++] = l;
+	a->n_workers = nw;
+	for (i = 0; i < nw; i++) {
+		struct pcr_lcore *lc = rte_zmalloc("pcr_lcore", sizeof(*lc),
+						   RTE_CACHE_LINE_SIZE);
+
+		if (lc == NULL)
+			fatal("out of memory for lcore state");
+		lc->lcore_id = workers[i];
+		lc->st = rte_zmalloc("pcr_lstats",
+				     sizeof(*lc->st) * a->n_ports,
+				     RTE_CACHE_LINE_SIZE);
+		if (lc->st == NULL)
+			fatal("out of memory for lcore statistics");
+		a->lcores[workers[i]] = lc;
+	}
+	if (nw == 1) {
+		/* one worker does RX then TX in one loop */
+		n_tx = 1;
+		n_rx = 1;
+		a->lcores[workers[0]]->roles = PCR_ROLE_RX | PCR_ROLE_TX;
+		rx_lcores[0] = workers[0];
+	} else {
+		/* half the workers (at most one per port) transmit */
+		n_tx = RTE_MIN((unsigned int)a->n_ports, nw / 2);
+		n_rx = nw - n_tx;
+		for (i = 0; i < n_tx; i++)
+			a->lcores[workers[i]]->roles = PCR_ROLE_TX;
+		for (i = 0; i < n_rx; i++) {
+			a->lcores[workers[n_tx + i]]->roles = PCR_ROLE_RX;
+			rx_lcores[i] = workers[n_tx + i];
+		}
+	}
+	/* egress ports round-robin over the TX lcores */
+	for (p = 0; p < a->n_ports; p++) {
+		struct pcr_lcore *lc = a->lcores[workers[p % n_tx]];
+
+		lc->tx[lc->n_tx++] = a->ports[p].tx;
+	}
+	/* RX queues: as many per port as RX lcores, within the PMD's limit */
+	for (p = 0; p < a->n_ports; p++) {
+		struct rte_eth_dev_info info;
+		uint16_t q;
+
+		if (rte_eth_dev_info_get(p, &info) != 0)
+			fatal("port %u: cannot read device info", p);
+		a->ports[p].nb_rxq = (uint16_t)RTE_MIN(n_rx, info.max_rx_queues);
+		if (a->ports[p].nb_rxq == 0)
+			a->ports[p].nb_rxq = 1;
+		for (q = 0; q < a->ports[p].nb_rxq; q++) {
+			struct pcr_lcore *lc = a->lcores[rx_lcores[next++ % n_rx]];
+
+			if (lc->n_rxq == PCR_MAX_RXQ)
+				fatal("more than %d RX queues on lcore %u",
+				      PCR_MAX_RXQ, lc->lcore_id);
+			lc->rxq[lc->n_rxq++] = (struct pcr_rxq){
+				.port = p, .queue = q, .egress = a->ports[p].peer
+			};
+		}
+	}
+}
+
+static void
+port_setup(struct pcr_app *a, uint16_t p)
+{
+	struct pcr_port *pt = &a->ports[p];
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t rxd = (uint16_t)a->cfg.rxd, txd = (uint16_t)a->cfg.txd, q;
+	int rc, socket = rte_eth_dev_socket_id(p);
+
+	if (socket < 0)
+		socket = 0;
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_info_get(p, &info);
+	if (rc != 0)
+		fatal("port %u: cannot read device info: %s", p, strerror(-rc));
+	if (pt->nb_rxq > 1 && info.flow_type_rss_offloads != 0) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
+			info.flow_type_rss_offloads;
+	}
+	rc = rte_eth_dev_configure(p, pt->nb_rxq, 1, &conf);
+	if (rc != 0)
+		fatal("port %u: configure (%u RX queues, 1 TX queue) failed: %s",
+		      p, pt->nb_rxq, strerror(-rc));
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p, &rxd, &txd);
+	if (rc != 0)
+		fatal("port %u: descriptor counts: %s", p, strerror(-rc));
+	for (q = 0; q < pt->nb_rxq; q++) {
+		rc = rte_eth_rx_queue_setup(p, q, rxd, (unsigned int)socket,
+					    NULL, a->pool);
+		if (rc != 0)
+			fatal("port %u: RX queue %u setup failed: %s", p, q,
+			      strerror(-rc));
+	}
+	rc = rte_eth_tx_queue_setup(p, 0, txd, (unsigned int)socket, NULL);
+	if (rc != 0)
+		fatal("port %u: TX queue setup failed: %s", p, strerror(-rc));
+	rc = rte_eth_dev_start(p);
+	if (rc != 0)
+		fatal("port %u: start failed: %s", p, strerror(-rc));
+	pt->started = true;
+	/* a bump in the wire forwards every frame, whatever its address */
+	rc = rte_eth_promiscuous_enable(p);
+	if (rc != 0 && rc != -ENOTSUP)
+		fprintf(stderr, "pacer: port %u: promiscuous mode: %s\n", p,
+			strerror(-rc));
+}
+
+static void
+policies_init(struct pcr_app *a, uint16_t p)
+{
+	const struct pcr_config *c = &a->cfg;
+	struct pcr_port *pt = &a->ports[p];
+	uint64_t now = pcr_fine(rte_rdtsc(), a->epoch_tsc);
+	uint64_t burst = c->burst + c->wire_overhead;
+	uint64_t agg = c->port_rate_set[p] ? c->port_rate_bps[p] : c->rate_bps;
+	unsigned int i;
+
+	if (pcr_rate_init(&pt->agg.rate, agg, burst, a->tsc_hz) != 0)
+		fatal("port %u: rate %" PRIu64 " out of range", p, agg);
+	pcr_policy_init(&pt->agg.pol, now);
+	for (i = 0; i < c->n_classes; i++) {
+		const struct pcr_class_conf *cl = &c->classes[i];
+		uint64_t fr = cl->flow_rate_set ? cl->flow_rate_bps :
+						  c->flow_rate_bps;
+
+		if (pcr_rate_init(&pt->cls[i].rate, cl->rate_bps, burst,
+				  a->tsc_hz) != 0 ||
+		    pcr_rate_init(&pt->cls_flow_rate[i], fr, burst,
+				  a->tsc_hz) != 0)
+			fatal("class %s: rate out of range", cl->name);
+		pcr_policy_init(&pt->cls[i].pol, now);
+	}
+}
+
+static void
+wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
+{
+	struct pcr_wheel_params wp;
+	struct pcr_txport *tp;
+	char name[32], err[256];
+
+	tp = rte_zmalloc("pcr_txport", sizeof(*tp), RTE_CACHE_LINE_SIZE);
+	if (tp == NULL)
+		fatal("out of memory for port %u TX state", p);
+	tp->port = p;
+	tp->queue = 0;
+	snprintf(name, sizeof(name), "port%u", p);
+	pcr_wheel_params_default(&wp);
+	wp.name = name;
+	wp.socket_id = rte_eth_dev_socket_id(p);
+	wp.tsc_hz = a->tsc_hz;
+	wp.start_tsc = rte_rdtsc();
+	wp.granularity_ns = a->cfg.slot_ns;
+	wp.horizon_ns = a->cfg.horizon_ms * 1000000ull;
+	wp.horizon_policy = a->cfg.horizon_policy;
+	wp.max_queued = max_queued;
+	wp.drop_fn = pcr_wheel_drop_cb;
+	wp.drop_arg = tp;
+	if (pcr_wheel_params_check(&wp, err, sizeof(err)) != 0) {
+		fprintf(stderr, "pacer: --slot %" PRIu64 " / --horizon %" PRIu64 ": %s\n",
+			a->cfg.slot_ns, a->cfg.horizon_ms, err);
+		usage_exit_eal();
+	}
+	tp->wheel = pcr_wheel_create(&wp);
+	if (tp->wheel == NULL)
+		fatal("port %u: cannot create its timing wheel (%zu bytes): %s",
+		      p, pcr_wheel_memsize(&wp), rte_strerror(rte_errno));
+	tp->gran_tsc = (a->cfg.slot_ns * a->tsc_hz + 999999999ull) / 1000000000ull;
+	tp->hold_tsc = a->cfg.tx_hold_ms * (a->tsc_hz / 1000);
+	a->ports[p].tx = tp;
+}
+
+/* Total received so far (approximate, for idle detection only). */
+static uint64_t
+rx_total(void)
+{
+	uint64_t n = 0;
+	unsigned int l, p;
+
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		struct pcr_lcore *lc = pcr_app.lcores[l];
+
+		if (lc == NULL)
+			continue;
+		for (p = 0; p < pcr_app.n_ports; p++)
+			n += __atomic_load_n(&lc->st[p].rx_packets,
+					     __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+static bool
+all_queues_empty(void)
+{
+	uint16_t p;
+
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct pcr_txport *tp = pcr_app.ports[p].tx;
+		struct pcr_wheel_stats ws;
+
+		pcr_wheel_stats_get(tp->wheel, &ws);
+		if (ws.queued != 0 || __atomic_load_n(&tp->n_pend, __ATOMIC_RELAXED))
+			return false;
+	}
+	return true;
+}
+
+static bool
+all_tx_done(void)
+{
+	unsigned int l;
+
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		struct pcr_lcore *lc = pcr_app.lcores[l];
+
+		if (lc != NULL && (lc->roles & PCR_ROLE_TX) &&
+		    !__atomic_load_n(&lc->tx_done, __ATOMIC_ACQUIRE))
+			return false;
+	}
+	return true;
+}
+
+static void
+set_state(enum pcr_state s)
+{
+	__atomic_store_n(&pcr_app.state, s, __ATOMIC_RELEASE);
+}
+
+static void
+control_loop(struct pcr_app *a)
+{
+	const struct pcr_config *c = &a->cfg;
+	struct pcr_snapshot *snap, *prev;
+	uint64_t last_rx = 0, last_rx_tsc = rte_rdtsc();
+	uint64_t next_stats = c->stats_period_s != 0 ?
+				      rte_rdtsc() + c->stats_period_s * a->tsc_hz :
+				      UINT64_MAX;
+	uint64_t next_refresh = rte_rdtsc() + a->tsc_hz;
+	int handled = 0;
+
+	snap = malloc(sizeof(*snap));
+	prev = malloc(sizeof(*prev));
+	if (snap == NULL || prev == NULL)
+		fatal("out of memory for statistics");
+	pcr_stats_snapshot(prev);
+	for (;;) {
+		uint64_t now;
+		uint32_t st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
+
+		sleep_ms(2);
+		now = rte_rdtsc();
+		if (signals_seen != handled) {
+			handled = signals_seen;
+			if (handled == 1 && c->drain_on_exit && st == PCR_RUN) {
+				fprintf(stderr,
+					"pacer: signal: no longer receiving, sending what is queued on time (signal again to drop it)\n");
+				set_state(PCR_STOP_RX);
+			} else {
+				fprintf(stderr,
+					"pacer: signal: no longer receiving, dropping what is queued\n");
+				set_state(PCR_STOP_DROP);
+			}
+			st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
+		}
+		if (st == PCR_RUN && c->exit_on_idle_ms != 0) {
+			uint64_t rx = rx_total();
+
+			if (rx != last_rx) {
+				last_rx = rx;
+				last_rx_tsc = now;
+			} else if (now - last_rx_tsc >=
+					   c->exit_on_idle_ms * (a->tsc_hz / 1000) &&
+				   all_queues_empty()) {
+				set_state(PCR_STOP_RX);
+				st = PCR_STOP_RX;
+			}
+		}
+		if (st != PCR_RUN && all_tx_done()) {
+			set_state(PCR_STOP);
+			break;
+		}
+		if (now >= next_stats) {
+			struct pcr_snapshot *t;
+
+			pcr_stats_snapshot(snap);
+			pcr_stats_print_line(snap, prev, stdout);
+			if (snap->consistent)
+				pcr_stats_check(snap, stderr);
+			t = prev;
+			prev = snap;
+			snap = t;
+			next_stats += c->stats_period_s * a->tsc_hz;
+		}
+		if (now >= next_refresh) {
+			uint64_t f = pcr_fine(now, a->epoch_tsc);
+			uint16_t p;
+			unsigned int i;
+
+			for (p = 0; p < a->n_ports; p++) {
+				pcr_policy_refresh(&a->ports[p].agg.pol, f);
+				for (i = 0; i < c->n_classes; i++)
+					pcr_policy_refresh(&a->ports[p].cls[i].pol, f);
+			}
+			next_refresh = now + a->tsc_hz;
+		}
+	}
+	free(snap);
+	free(prev);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct pcr_app *a = &pcr_app;
+	static const struct rte_mbuf_dynfield flow_field = {
+		.name = "pcr_dynfield_flow",
+		.size = sizeof(struct pcr_flow *),
+		.align = __alignof__(struct pcr_flow *),
+	};
+	struct pcr_snapshot *fin;
+	unsigned int nb_mbufs, l;
+	int dd = -1, i, rc, eal_argc, status = EXIT_SUCCESS;
+	int64_t in_use;
+	uint16_t p, n;
+
+	/* our arguments are those after "--" */
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			dd = i;
+			break;
+		}
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 ||
+			 strcmp(argv[1], "--help") == 0)) {
+		pcr_options_usage(stdout, argv[0]);
+		return 0;
+	}
+	{
+		int app_argc = dd < 0 ? 1 : argc - dd;
+		char **app_argv = dd < 0 ? argv : argv + dd;
+		char *saved = app_argv[0];
+
+		app_argv[0] = argv[0];
+		rc = pcr_options_parse(app_argc, app_argv, &a->cfg);
+		app_argv[0] = saved;
+		if (rc > 0)
+			return 0;
+		if (rc < 0)
+			return PCR_EXIT_USAGE;
+	}
+	eal_argc = dd < 0 ? argc : dd;
+
+	rc = rte_eal_init(eal_argc, argv);
+	if (rc < 0) {
+		fprintf(stderr, "pacer: EAL initialisation failed: %s\n",
+			rte_strerror(rte_errno));
+		return PCR_EXIT_USAGE;
+	}
+	n = rte_eth_dev_count_avail();
+	if (n == 0) {
+		fprintf(stderr,
+			"pacer: no ports: give one with --vdev (e.g. net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap) or bind a NIC\n");
+		usage_exit_eal();
+	}
+	if (n > PCR_MAX_PORTS) {
+		fprintf(stderr, "pacer: %u ports, at most %d supported\n", n,
+			PCR_MAX_PORTS);
+		usage_exit_eal();
+	}
+	if (a->cfg.max_port_named >= (int)n) {
+		fprintf(stderr,
+			"pacer: %s: [port %d] does not exist (ports 0..%u)\n",
+			a->cfg.config_file, a->cfg.max_port_named, n - 1);
+		usage_exit_eal();
+	}
+	for (p = 0; p < n; p++)
+		if (!rte_eth_dev_is_valid_port(p)) {
+			fprintf(stderr, "pacer: port ids are not contiguous (port %u missing)\n",
+				p);
+			usage_exit_eal();
+		}
+	if (rte_lcore_count() < 2) {
+		fprintf(stderr,
+			"pacer: needs 2 lcores or more (e.g. -l 0,1): the main one for control, workers for RX/TX\n");
+		usage_exit_eal();
+	}
+	if (pcr_clock_init() != 0)
+		fatal("no TSC frequency");
+	a->tsc_hz = pcr_clock_tsc_hz();
+	a->start_tsc = a->epoch_tsc = rte_rdtsc();
+	a->n_ports = n;
+	for (p = 0; p < n; p++) {
+		a->ports[p].id = p;
+		a->ports[p].peer = (p ^ 1) < n ? (p ^ 1) : p;
+		rte_eth_dev_get_name_by_port(p, a->ports[p].name);
+	}
+	if (n > 1 && (n & 1))
+		fprintf(stderr, "pacer: port %u has no peer: it sends back out of itself\n",
+			n - 1);
+
+	a->dep_dynfield = pcr_wheel_dynfield_register();
+	a->flow_dynfield = rte_mbuf_dynfield_register(&flow_field);
+	if (a->dep_dynfield < 0 || a->flow_dynfield < 0)
+		fatal("cannot register mbuf dynamic fields: %s",
+		      rte_strerror(rte_errno));
+
+	nb_mbufs = a->cfg.mbufs != 0 ? (unsigned int)a->cfg.mbufs :
+				       default_mbufs(&a->cfg, n, rte_lcore_count());
+	a->pool = rte_pktmbuf_pool_create("pcr_mbufs", nb_mbufs,
+					  RTE_MIN(256u, nb_mbufs / 16), 0,
+					  RTE_MBUF_DEFAULT_BUF_SIZE,
+					  (int)rte_socket_id());
+	if (a->pool == NULL)
+		fatal("cannot create a pool of %u mbufs (%.0f MiB): %s; give --mbufs or more memory (-m)",
+		      nb_mbufs, (double)nb_mbufs * (RTE_MBUF_DEFAULT_BUF_SIZE + 128) / 1048576,
+		      rte_strerror(rte_errno));
+
+	for (p = 0; p < n; p++) {
+		wheel_setup(a, p, nb_mbufs);
+		policies_init(a, p);
+	}
+	assign_lcores(a);
+	RTE_LCORE_FOREACH_WORKER(l) {
+		struct pcr_lcore *lc = a->lcores[l];
+
+		if ((lc->roles & PCR_ROLE_RX) &&
+		    pcr_flowtab_create(lc, a->cfg.max_flows) != 0)
+			fatal("lcore %u: cannot create a flow table of %" PRIu64
+			      " entries: give --max-flows or more memory (-m)",
+			      l, a->cfg.max_flows);
+	}
+	for (p = 0; p < n; p++)
+		port_setup(a, p);
+
+	printf("pacer: %u port(s), %u worker lcore(s), %u mbufs, TSC %" PRIu64
+	       " Hz, slot %" PRIu64 " ns, horizon %" PRIu64 " ms (%s)\n",
+	       n, a->n_workers, nb_mbufs, a->tsc_hz, a->cfg.slot_ns,
+	       a->cfg.horizon_ms,
+	       a->cfg.horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
+	RTE_LCORE_FOREACH_WORKER(l) {
+		struct pcr_lcore *lc = a->lcores[l];
+		unsigned int k;
+
+		printf("pacer: lcore %u:", l);
+		for (k = 0; k < lc->n_rxq; k++)
+			printf(" rx port %u queue %u -> port %u;", lc->rxq[k].port,
+			       lc->rxq[k].queue, lc->rxq[k].egress);
+		for (k = 0; k < lc->n_tx; k++)
+			printf(" tx port %u;", lc->tx[k]->port);
+		printf("\n");
+	}
+	fflush(stdout);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	RTE_LCORE_FOREACH_WORKER(l)
+		rte_eal_remote_launch(pcr_worker_main, a->lcores[l], l);
+
+	control_loop(a);
+	rte_eal_mp_wait_lcore();
+
+	fin = malloc(sizeof(*fin));
+	if (fin == NULL)
+		fatal("out of memory");
+	pcr_stats_snapshot(fin);
+	if (pcr_stats_check(fin, stderr) != 0)
+		status = EXIT_FAILURE;
+
+	for (p = 0; p < n; p++) {
+		if (a->ports[p].started) {
+			rte_eth_dev_stop(p);
+			rte_eth_dev_close(p);
+		}
+	}
+	for (p = 0; p < n; p++) {
+		pcr_wheel_free(a->ports[p].tx->wheel);
+		a->ports[p].tx->wheel = NULL;
+	}
+	in_use = (int64_t)rte_mempool_in_use_count(a->pool);
+	pcr_stats_print_final(fin, stdout);
+	printf("mbufs in use at exit: %" PRId64 " of %u\n", in_use, nb_mbufs);
+	if (in_use != 0) {
+		fprintf(stderr, "pacer: %" PRId64 " mbufs not returned to the pool\n",
+			in_use);
+		status = EXIT_FAILURE;
+	}
+	if (a->cfg.stats_json[0] != '\0' &&
+	    pcr_stats_write_json(fin, a->cfg.stats_json, in_use) != 0)
+		status = EXIT_FAILURE;
+	free(fin);
+
+	RTE_LCORE_FOREACH_WORKER(l) {
+		struct pcr_lcore *lc = a->lcores[l];
+
+		pcr_flowtab_free(lc->ft);
+		rte_free(lc->st);
+		rte_free(lc);
+		a->lcores[l] = NULL;
+	}
+	for (p = 0; p < n; p++)
+		rte_free(a->ports[p].tx);
+	rte_mempool_free(a->pool);
+	rte_eal_cleanup();
+	return status;
+}

@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+/*
+ * Options and the configuration file. Every setting has one entry in
+ * opt_defs[]: its long option, its key in the file's [pacer] section, its
+ * kind and bounds, and its help line, so the two spellings cannot drift
+ * apart. The file is read first; options given on the command line then
+ * override it.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <rte_cfgfile.h>
+
+#include "pacer.h"
+
+enum opt_kind { K_RATE, K_SIZE, K_U64, K_HPOL, K_BOOL, K_PATH };
+
+struct opt_def {
+	const char *name;     /* long option and [pacer] key */
+	enum opt_kind kind;
+	size_t off;
+	uint64_t min, max;
+	const char *arg;
+	const char *help;
+};
+
+#define OFF(f) offsetof(struct pcr_config, f)
+
+static const struct opt_def opt_defs[] = {
+	{ "rate", K_RATE, OFF(rate_bps), 0, 0, "RATE",
+	  "aggregate rate per egress port (tc units: 100mbit, 2.5gbit, 64000; 0/unlimited = none) [unlimited]" },
+	{ "flow-rate", K_RATE, OFF(flow_rate_bps), 0, 0, "RATE",
+	  "default per-flow rate [unlimited]" },
+	{ "burst", K_SIZE, OFF(burst), 0, 1ull << 30, "BYTES",
+	  "credit an idle policy may bank [1514, one 1500-byte MTU frame]" },
+	{ "wire-overhead", K_U64, OFF(wire_overhead), 0, 256, "BYTES",
+	  "bytes added to each frame when counting rate (24 = preamble, FCS, IFG) [0]" },
+	{ "slot", K_U64, OFF(slot_ns), 250, 1000000, "NS",
+	  "timing wheel slot width (granularity) [1000]" },
+	{ "horizon", K_U64, OFF(horizon_ms), 1, 60000, "MS",
+	  "furthest departure accepted [2000]" },
+	{ "horizon-policy", K_HPOL, OFF(horizon_policy), 0, 0, "drop|cap",
+	  "beyond the horizon: drop, or send at the horizon [drop]" },
+	{ "flow-limit", K_U64, OFF(flow_limit), 0, UINT32_MAX, "PKTS",
+	  "most packets one flow may have queued, 0 = no limit [0]" },
+	{ "mbufs", K_U64, OFF(mbufs), 0, 1ull << 26, "N",
+	  "mbuf pool size, 0 = a full horizon of 1500-byte frames at 1 gbit/s [0]" },
+	{ "exit-on-idle", K_U64, OFF(exit_on_idle_ms), 0, 1ull << 40, "MS",
+	  "stop once nothing arrived for MS and all is sent, 0 = never [0]" },
+	{ "stats-json", K_PATH, OFF(stats_json), 0, 0, "FILE",
+	  "write the final statistics as JSON to FILE" },
+	{ "stats-period", K_U64, OFF(stats_period_s), 0, 86400, "S",
+	  "print a statistics line every S seconds, 0 = never [0]" },
+	{ "drain-on-exit", K_BOOL, OFF(drain_on_exit), 0, 0, "yes|no",
+	  "on SIGINT/SIGTERM send what is queued on time (yes) or drop it [yes]" },
+	{ "tx-hold", K_U64, OFF(tx_hold_ms), 1, 600000, "MS",
+	  "drop packets the port has refused for this long [100]" },
+	{ "max-flows", K_U64, OFF(max_flows), 8, 1ull << 28, "N",
+	  "flow table entries per RX lcore [1048576]" },
+	{ "flow-idle", K_U64, OFF(flow_idle_ms), 1, 1ull << 32, "MS",
+	  "age out flows idle for this long [3000]" },
+	{ "rxd", K_U64, OFF(rxd), 32, 32768, "N", "RX descriptors per queue [1024]" },
+	{ "txd", K_U64, OFF(txd), 32, 32768, "N", "TX descriptors per queue [1024]" },
+};
+
+#define N_OPTS RTE_DIM(opt_defs)
+#define OPT_CONFIG 1000
+#define OPT_HELP 'h'
+#define OPT_NO_DRAIN 1001
+#define OPT_BASE 2000
+
+void
+pcr_options_defaults(struct pcr_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->burst = PCR_BURST_DEFAULT;
+	c->slot_ns = 1000;
+	c->horizon_ms = 2000;
+	c->horizon_policy = PCR_WHEEL_HORIZON_DROP;
+	c->drain_on_exit = true;
+	c->tx_hold_ms = 100;
+	c->max_flows = 1u << 20;
+	c->flow_idle_ms = 3000;
+	c->rxd = 1024;
+	c->txd = 1024;
+	c->max_port_named = -1;
+	snprintf(c->classes[0].name, sizeof(c->classes[0].name), "default");
+	c->classes[0].match.any = true;
+	snprintf(c->classes[0].match_str, sizeof(c->classes[0].match_str),
+		 "(anything no other class matches)");
+	c->n_classes = 1;
+}
+
+void
+pcr_options_usage(FILE *f, const char *prog)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: %s [EAL options] -- [options]\n"
+		"Paces packets: what arrives on port N leaves on its peer (0<->1, 2<->3, ...;\n"
+		"a lone port sends back out of itself), each no earlier than its departure\n"
+		"time from per-flow, per-class and per-port rate policies.\n\n"
+		"  --config FILE              INI configuration (see config/pacer.cfg);\n"
+		"                             options given here override it\n",
+		prog);
+	for (i = 0; i < N_OPTS; i++) {
+		char left[64];
+
+		snprintf(left, sizeof(left), "--%s %s", opt_defs[i].name,
+			 opt_defs[i].arg);
+		fprintf(f, "  %-26s %s\n", left, opt_defs[i].help);
+	}
+	fprintf(f,
+		"  %-26s same as --drain-on-exit no\n"
+		"  %-26s this help\n\n"
+		"Classes (match rules, class rate, per-flow rate) come from the\n"
+		"configuration file. Exit status: 0 done, 1 run-time failure,\n"
+		"2 bad options or configuration (nothing started).\n",
+		"--no-drain-on-exit", "-h, --help");
+}
+
+static int
+set_value(struct pcr_config *c, const struct opt_def *d, const char *val,
+	  const char *where)
+{
+	char err[256] = "";
+	void *p = (char *)c + d->off;
+	uint64_t v;
+
+	switch (d->kind) {
+	case K_RATE:
+		if (pcr_rate_parse(val, &v, err, sizeof(err)) != 0)
+			goto bad;
+		*(uint64_t *)p = v;
+		return 0;
+	case K_SIZE:
+		if (pcr_size_parse(val, &v, err, sizeof(err)) != 0)
+			goto bad;
+		if (v < d->min || v > d->max) {
+			snprintf(err, sizeof(err),
+				 "%s is out of range [%" PRIu64 ", %" PRIu64 "] bytes",
+				 val, d->min, d->max);
+			goto bad;
+		}
+		*(uint64_t *)p = v;
+		return 0;
+	case K_U64:
+		if (pcr_u64_parse(val, d->min, d->max, &v, err, sizeof(err)) != 0)
+			goto bad;
+		*(uint64_t *)p = v;
+		return 0;
+	case K_HPOL:
+		if (strcmp(val, "drop") == 0)
+			*(enum pcr_wheel_horizon_policy *)p = PCR_WHEEL_HORIZON_DROP;
+		else if (strcmp(val, "cap") == 0)
+			*(enum pcr_wheel_horizon_policy *)p = PCR_WHEEL_HORIZON_CAP;
+		else {
+			snprintf(err, sizeof(err), "'%s' is not drop or cap", val);
+			goto bad;
+		}
+		return 0;
+	case K_BOOL:
+		if (strcasecmp(val, "yes") == 0 || strcasecmp(val, "true") == 0 ||
+		    strcmp(val, "1") == 0 || strcasecmp(val, "on") == 0)
+			*(bool *)p = true;
+		else if (strcasecmp(val, "no") == 0 ||
+			 strcasecmp(val, "false") == 0 || strcmp(val, "0") == 0 ||
+			 strcasecmp(val, "off") == 0)
+			*(bool *)p = false;
+		else {
+			snprintf(err, sizeof(err), "'%s' is not yes or no", val);
+			goto bad;
+		}
+		return 0;
+	case K_PATH:
+		if (val[0] == '\0' || strlen(val) >= PATH_MAX) {
+			snprintf(err, sizeof(err), "'%s' is not a usable path", val);
+			goto bad;
+		}
+		snprintf((char *)p, PATH_MAX, "%s", val);
+		return 0;
+	}
+	snprintf(err, sizeof(err), "internal: unknown kind");
+bad:
+	fprintf(stderr, "pacer: %s: %s\n", where, err);
+	return -1;
+}
+
+static const struct opt_def *
+find_def(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_OPTS; i++)
+		if (strcmp(opt_defs[i].name, name) == 0)
+			return &opt_defs[i];
+	return NULL;
+}
+
+/* Strict section name: "class NAME" or "port N". */
+static int
+load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
+	   const char *file)
+{
+	const char *name = sect + strlen("class");
+	struct rte_cfgfile_entry ent[16];
+	struct pcr_class_conf *cl;
+	bool is_default, has_match = false;
+	char where[512];
+	unsigned int i;
+	int n;
+
+	while (*name == ' ' || *name == '\t')
+		name++;
+	if (*name == '\0' || strlen(name) >= PCR_CLASS_NAMELEN ||
+	    strpbrk(name, " \t\"") != NULL) {
+		fprintf(stderr,
+			"pacer: %s: [%s]: class name must be 1..%d characters without spaces\n",
+			file, sect, PCR_CLASS_NAMELEN - 1);
+		return -1;
+	}
+	is_default = strcmp(name, "default") == 0;
+	if (is_default) {
+		cl = &c->classes[0];
+	} else {
+		for (i = 1; i < c->n_classes; i++)
+			if (strcmp(c->classes[i].name, name) == 0) {
+				fprintf(stderr, "pacer: %s: class '%s' defined twice\n",
+					file, name);
+				return -1;
+			}
+		if (c->n_classes >= PCR_MAX_CLASSES) {
+			fprintf(stderr, "pacer: %s: more than %d classes\n", file,
+				PCR_MAX_CLASSES - 1);
+			return -1;
+		}
+		cl = &c->classes[c->n_classes++];
+		memset(cl, 0, sizeof(*cl));
+		snprintf(cl->name, sizeof(cl->name), "%s", name);
+	}
+	n = rte_cfgfile_section_num_entries(cf, sect);
+	if (n < 0 || n > (int)RTE_DIM(ent)) {
+		fprintf(stderr, "pacer: %s: [%s]: more than %zu keys\n",
+			file, sect, RTE_DIM(ent));
+		return -1;
+	}
+	n = rte_cfgfile_section_entries(cf, sect, ent, n);
+	for (i = 0; i < (unsigned int)n; i++) {
+		char err[256];
+		uint64_t v;
+
+		snprintf(where, sizeof(where), "%.200s: [%.64s] %.64s", file, sect,
+			 ent[i].name);
+		if (strcmp(ent[i].name, "match") == 0) {
+			if (is_default) {
+				fprintf(stderr,
+					"pacer: %s: the default class takes what no other class matches; it has no match\n",
+					where);
+				return -1;
+			}
+			if (pcr_match_parse(ent[i].value, &cl->match, err,
+					    sizeof(err)) != 0) {
+				fprintf(stderr, "pacer: %s: %s\n", where, err);
+				return -1;
+			}
+			snprintf(cl->match_str, sizeof(cl->match_str), "%s",
+				 ent[i].value);
+			has_match = true;
+		} else if (strcmp(ent[i].name, "rate") == 0 ||
+			   strcmp(ent[i].name, "flow-rate") == 0) {
+			if (pcr_rate_parse(ent[i].value, &v, err,
+					   sizeof(err)) != 0) {
+				fprintf(stderr, "pacer: %s: %s\n", where, err);
+				return -1;
+			}
+			if (ent[i].name[0] == 'r') {
+				cl->rate_bps = v;
+			} else {
+				cl->flow_rate_bps = v;
+				cl->flow_rate_set = true;
+			}
+		} else {
+			fprintf(stderr,
+				"pacer: %s: unknown key (a class has match, rate, flow-rate)\n",
+				where);
+			return -1;
+		}
+	}
+	if (!is_default && !has_match) {
+		fprintf(stderr, "pacer: %s: [%s] has no match rule\n", file,
+			sect);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+load_port(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
+	  const char *file)
+{
+	struct rte_cfgfile_entry ent[8];
+	char err[256], where[512];
+	uint64_t port, v;
+	int i, n;
+
+	if (pcr_u64_parse(sect + strlen("port "), 0, PCR_MAX_PORTS - 1, &port,
+			  err, sizeof(err)) != 0) {
+		fprintf(stderr, "pacer: %s: [%s]: port number %s\n", file, sect,
+			err);
+		return -1;
+	}
+	n = rte_cfgfile_section_num_entries(cf, sect);
+	if (n < 0 || n > (int)RTE_DIM(ent)) {
+		fprintf(stderr, "pacer: %s: [%s]: more than %zu keys\n",
+			file, sect, RTE_DIM(ent));
+		return -1;
+	}
+	n = rte_cfgfile_section_entries(cf, sect, ent, n);
+	for (i = 0; i < n; i++) {
+		snprintf(where, sizeof(where), "%.200s: [%.64s] %.64s", file, sect,
+			 ent[i].name);
+		if (strcmp(ent[i].name, "rate") != 0) {
+			fprintf(stderr, "pacer: %s: unknown key (a port has rate)\n",
+				where);
+			return -1;
+		}
+		if (pcr_rate_parse(ent[i].value, &v, err, sizeof(err)) != 0) {
+			fprintf(stderr, "pacer: %s: %s\n", where, err);
+			return -1;
+		}
+		c->port_rate_set[port] = true;
+		c->port_rate_bps[port] = v;
+	}
+	if ((int)port > c->max_port_named)
+		c->max_port_named = (int)port;
+	return 0;
+}
+
+static int
+load_config(struct pcr_config *c, const char *file)
+{
+	struct rte_cfgfile *cf;
+	char **sects = NULL;
+	int i, n, rc = -1;
+	FILE *probe;
+
+	probe = fopen(file, "r");
+	if (probe == NULL) {
+		fprintf(stderr, "pacer: --config %s: %s\n", file,
+			strerror(errno));
+		return -1;
+	}
+	fclose(probe);
+	cf = rte_cfgfile_load(file, 0);
+	if (cf == NULL) {
+		fprintf(stderr,
+			"pacer: --config %s: not a valid INI file (a line that is not [section], key = value or a ; comment)\n",
+			file);
+		return -1;
+	}
+	n = rte_cfgfile_num_sections(cf, NULL, 0);
+	if (n < 0)
+		goto out;
+	sects = calloc((size_t)n + 1, sizeof(*sects));
+	if (sects == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		sects[i] = malloc(CFG_NAME_LEN);
+		if (sects[i] == NULL)
+			goto out;
+	}
+	rte_cfgfile_sections(cf, sects, n);
+	for (i = 0; i < n; i++) {
+		const char *s = sects[i];
+
+		if (strcmp(s, "pacer") == 0) {
+			struct rte_cfgfile_entry ent[N_OPTS + 8];
+			int k, m;
+
+			m = rte_cfgfile_section_num_entries(cf, s);
+			if (m >= 0 && m <= (int)RTE_DIM(ent))
+				m = rte_cfgfile_section_entries(cf, s, ent, m);
+			if (m < 0 || m > (int)RTE_DIM(ent)) {
+				fprintf(stderr, "pacer: %s: [pacer]: too many entries\n",
+					file);
+				goto out;
+			}
+			for (k = 0; k < m; k++) {
+				const struct opt_def *d = find_def(ent[k].name);
+				char where[512];
+
+				snprintf(where, sizeof(where), "%.200s: [pacer] %.64s",
+					 file, ent[k].name);
+				if (d == NULL) {
+					fprintf(stderr,
+						"pacer: %s: unknown key (see pacer --help; keys are the long options)\n",
+						where);
+					goto out;
+				}
+				if (set_value(c, d, ent[k].value, where) != 0)
+					goto out;
+			}
+		} else if (strncmp(s, "class", 5) == 0 &&
+			   (s[5] == ' ' || s[5] == '\t' || s[5] == '\0')) {
+			if (load_class(c, cf, s, file) != 0)
+				goto out;
+		} else if (strncmp(s, "port ", 5) == 0) {
+			if (load_port(c, cf, s, file) != 0)
+				goto out;
+		} else {
+			fprintf(stderr,
+				"pacer: %s: unknown section [%s] (pacer, port N, class NAME)\n",
+				file, s);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (sects != NULL) {
+		for (i = 0; i < n; i++)
+			free(sects[i]);
+		free(sects);
+	}
+	rte_cfgfile_close(cf);
+	return rc;
+}
+
+int
+pcr_options_parse(int argc, char **argv, struct pcr_config *c)
+{
+	struct option lopts[N_OPTS + 4];
+	const char *prog = argc > 0 ? argv[0] : "pacer";
+	size_t i;
+	int opt, idx;
+
+	pcr_options_defaults(c);
+	for (i = 0; i < N_OPTS; i++) {
+		lopts[i].name = opt_defs[i].name;
+		lopts[i].has_arg = required_argument;
+		lopts[i].flag = NULL;
+		lopts[i].val = OPT_BASE + (int)i;
+	}
+	lopts[i++] = (struct option){ "config", required_argument, NULL, OPT_CONFIG };
+	lopts[i++] = (struct option){ "no-drain-on-exit", no_argument, NULL, OPT_NO_DRAIN };
+	lopts[i++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	lopts[i] = (struct option){ NULL, 0, NULL, 0 };
+
+	/* pass 1: --help, --config, and every syntax error */
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":h", lopts, &idx)) != -1) {
+		switch (opt) {
+		case OPT_HELP:
+			pcr_options_usage(stdout, prog);
+			return 1;
+		case OPT_CONFIG:
+			snprintf(c->config_file, sizeof(c->config_file), "%s",
+				 optarg);
+			break;
+		case ':':
+			fprintf(stderr, "pacer: option '%s' needs a value\n",
+				argv[optind - 1]);
+			return -1;
+		case '?':
+			fprintf(stderr,
+				"pacer: unknown option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return -1;
+		default:
+			break;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pacer: unexpected argument '%s' (see --help)\n",
+			argv[optind]);
+		return -1;
+	}
+	if (c->config_file[0] != '\0' && load_config(c, c->config_file) != 0)
+		return -1;
+
+	/* pass 2: the command line overrides the file */
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":h", lopts, &idx)) != -1) {
+		if (opt == OPT_NO_DRAIN) {
+			c->drain_on_exit = false;
+		} else if (opt >= OPT_BASE && opt < OPT_BASE + (int)N_OPTS) {
+			const struct opt_def *d = &opt_defs[opt - OPT_BASE];
+			char where[64];
+
+			snprintf(where, sizeof(where), "--%s", d->name);
+			if (set_value(c, d, optarg, where) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+#ifndef PACER_H
+#define PACER_H
+
+/**
+ * @file
+ * The pacer appliance: configuration, per-port and per-lcore state.
+ *
+ * Data path (see docs/design.md):
+ *   RX lcore: rx_burst -> parse -> flow lookup -> policies (flow, class,
+ *             port aggregate) -> departure time -> wheel of the egress port
+ *   TX lcore: wheel dequeue (what is due) -> tx_burst, retrying a partial
+ *             burst, dropping only after --tx-hold without progress
+ * Every counter has one writer (the lcore that owns it); the control lcore
+ * reads a consistent set of them by pausing the workers for a moment at a
+ * point between bursts (pcr_stats_snapshot()).
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_hash.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "pcr_classify.h"
+#include "pcr_hist.h"
+#include "pcr_match.h"
+#include "pcr_policy.h"
+#include "pcr_wheel.h"
+
+#define PCR_MAX_PORTS 32
+#define PCR_MAX_CLASSES 64  /**< including the implicit "default" class */
+#define PCR_CLASS_NAMELEN 32
+#define PCR_RX_BURST 32
+#define PCR_TX_BURST 32
+#define PCR_MAX_RXQ 16      /**< RX queues one lcore polls */
+
+/** Exit status for bad input (options, configuration): nothing started. */
+#define PCR_EXIT_USAGE 2
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                       */
+
+struct pcr_class_conf {
+	char name[PCR_CLASS_NAMELEN];
+	struct pcr_match match;
+	char match_str[256];
+	uint64_t rate_bps;      /**< class aggregate; 0 = unlimited */
+	uint64_t flow_rate_bps; /**< per flow in the class */
+	bool flow_rate_set;     /**< else the global --flow-rate */
+};
+
+struct pcr_config {
+	char config_file[PATH_MAX];
+	uint64_t rate_bps;       /**< aggregate per egress port, 0 = none */
+	uint64_t flow_rate_bps;  /**< default per-flow rate, 0 = none */
+	uint64_t burst;          /**< bytes of credit */
+	uint64_t wire_overhead;  /**< bytes added per packet */
+	uint64_t slot_ns;
+	uint64_t horizon_ms;
+	enum pcr_wheel_horizon_policy horizon_policy;
+	uint64_t flow_limit;     /**< packets queued per flow, 0 = none */
+	uint64_t mbufs;          /**< pool size, 0 = derived */
+	uint64_t exit_on_idle_ms; /**< 0 = run until a signal */
+	char stats_json[PATH_MAX];
+	uint64_t stats_period_s;
+	bool drain_on_exit;
+	uint64_t tx_hold_ms;     /**< drop pending TX after this long stuck */
+	uint64_t max_flows;      /**< flow table entries per RX lcore */
+	uint64_t flow_idle_ms;   /**< idle flows older than this are aged */
+	uint64_t rxd, txd;       /**< descriptors per queue */
+	/** classes[0] is "default"; the others in file order. */
+	struct pcr_class_conf classes[PCR_MAX_CLASSES];
+	unsigned int n_classes;
+	/** [port N] rate overrides */
+	bool port_rate_set[PCR_MAX_PORTS];
+	uint64_t port_rate_bps[PCR_MAX_PORTS];
+	int max_port_named;      /**< highest N of a [port N] section, or -1 */
+};
+
+/**
+ * Parse the pacer's own arguments (after EAL's "--"), reading --config
+ * first so that options on the command line override the file.
+ * @return 0 to run, 1 if --help was printed, -1 on bad input (one line
+ *   on stderr naming the value and why).
+ */
+int pcr_options_parse(int argc, char **argv, struct pcr_config *c);
+void pcr_options_usage(FILE *f, const char *prog);
+void pcr_options_defaults(struct pcr_config *c);
+
+/* ------------------------------------------------------------------ */
+/* Run time                                                            */
+
+/** Flow state: one rte_hash entry's data, owned by one RX lcore. */
+struct pcr_flow {
+	uint64_t full;       /**< flow policy, fine time (RX lcore) */
+	uint64_t last_seen;  /**< TSC of the last arrival (RX lcore) */
+	uint32_t queued;     /**< in the wheel or TX pending (atomic) */
+	uint16_t class_id;
+	uint16_t egress;
+	/* written by the TX lcore of the egress port */
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	uint64_t first_tx_tsc;
+	uint64_t last_tx_tsc;
+	uint32_t first_len;
+	bool in_use;         /**< a table entry (not an overflow one) */
+} __rte_cache_aligned;
+
+/** A policy with its rate, one cache line each (shared by RX lcores). */
+struct pcr_shared_policy {
+	struct pcr_policy pol;
+	struct pcr_rate rate;
+} __rte_cache_aligned;
+
+/** Counters of one port kept by one lcore (single writer). */
+struct pcr_lstats {
+	/* RX side, for the ingress port */
+	uint64_t rx_packets;
+	uint64_t rx_bytes;
+	uint64_t classify[PCR_CLASSIFY_RESULT_MAX];
+	/* RX side, for the egress port */
+	uint64_t drop_flow_limit;
+	uint64_t drop_inbox;     /**< wheel inbox full */
+	uint64_t flows_new;
+	uint64_t flows_aged;
+	uint64_t flow_table_full;
+} __rte_cache_aligned;
+
+/** Per egress port, per class counters (TX lcore). */
+struct pcr_class_stats {
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+};
+
+/** What a TX lcore keeps per egress port. */
+struct pcr_txport {
+	uint16_t port;
+	uint16_t queue;
+	struct pcr_wheel *wheel;
+	uint64_t gran_tsc;
+	uint64_t hold_tsc;
+	/* pending: dequeued, not yet accepted by the PMD */
+	struct rte_mbuf *pend[PCR_TX_BURST];
+	uint64_t pend_dep[PCR_TX_BURST];
+	uint32_t pend_len[PCR_TX_BURST];
+	struct pcr_flow *pend_flow[PCR_TX_BURST];
+	unsigned int n_pend;
+	uint64_t stuck_since;    /**< TSC of the last progress while pending */
+	/* counters (single writer: the TX lcore) */
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	uint64_t tx_retry;
+	uint64_t tx_drop;
+	uint64_t tx_late;        /**< sent more than two slots late */
+	uint64_t tx_early;       /**< sent before departure: must stay 0 */
+	uint64_t drop_wheel[PCR_WHEEL_DROP_MAX];
+	uint64_t drop_shutdown;
+	struct pcr_class_stats cls[PCR_MAX_CLASSES];
+	struct pcr_hist err;     /**< departure error, TSC cycles */
+} __rte_cache_aligned;
+
+/** Per port, set up at start and then read-only except the policies. */
+struct pcr_port {
+	uint16_t id;
+	uint16_t peer;           /**< egress port for what arrives here */
+	uint16_t nb_rxq;
+	bool started;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	struct pcr_txport *tx;   /**< this port as an egress */
+	struct pcr_shared_policy agg;
+	struct pcr_shared_policy cls[PCR_MAX_CLASSES];
+	struct pcr_rate cls_flow_rate[PCR_MAX_CLASSES];
+};
+
+struct pcr_rxq {
+	uint16_t port;
+	uint16_t queue;
+	uint16_t egress;
+};
+
+/** Flow table of one RX lcore. */
+struct pcr_flowtab {
+	struct rte_hash *h;
+	struct pcr_flow *flows;  /**< indexed by rte_hash key position */
+	struct pcr_flow overflow[PCR_MAX_CLASSES]; /**< table full */
+	uint32_t entries;
+	uint32_t iter;           /**< ageing position */
+	uint32_t age_batch;      /**< entries looked at per ageing pass */
+	uint64_t next_age_tsc;
+};
+
+enum pcr_role { PCR_ROLE_NONE = 0, PCR_ROLE_RX = 1, PCR_ROLE_TX = 2 };
+
+struct pcr_lcore {
+	unsigned int lcore_id;
+	unsigned int roles;
+	struct pcr_rxq rxq[PCR_MAX_RXQ];
+	unsigned int n_rxq;
+	struct pcr_txport *tx[PCR_MAX_PORTS];
+	unsigned int n_tx;
+	struct pcr_flowtab *ft;
+	struct pcr_lstats *st;   /**< [n_ports] */
+	/* control handshake */
+	uint32_t sync_seen;
+	uint32_t sync_ack;
+	bool running;
+	bool rx_stopped;
+	bool tx_done;
+} __rte_cache_aligned;
+
+enum pcr_state {
+	PCR_RUN = 0,
+	PCR_STOP_RX,     /**< no more RX; TX drains on time */
+	PCR_STOP_DROP,   /**< no more RX; TX drops what is queued */
+	PCR_STOP,        /**< everyone out */
+};
+
+/** The whole appliance. */
+struct pcr_app {
+	struct pcr_config cfg;
+	uint64_t tsc_hz;
+	uint64_t epoch_tsc;
+	uint64_t start_tsc;
+	int flow_dynfield;
+	int dep_dynfield;
+	struct rte_mempool *pool;
+	uint16_t n_ports;
+	struct pcr_port ports[PCR_MAX_PORTS];
+	struct pcr_lcore *lcores[RTE_MAX_LCORE];
+	unsigned int n_workers;
+	uint32_t state;          /**< enum pcr_state, atomic */
+	uint32_t sync_req;       /**< snapshot handshake */
+	uint32_t sync_rel;
+};
+
+extern struct pcr_app pcr_app;
+
+static inline struct pcr_flow **
+pcr_flow_field(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, pcr_app.flow_dynfield, struct pcr_flow **);
+}
+
+/* dataplane.c */
+int pcr_worker_main(void *arg);
+void pcr_wheel_drop_cb(struct rte_mbuf *m, enum pcr_wheel_drop_reason r,
+		       void *arg);
+int pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries);
+void pcr_flowtab_free(struct pcr_flowtab *ft);
+
+/* stats.c */
+struct pcr_port_snap {
+	uint64_t rx_packets, rx_bytes;
+	uint64_t rx_nombuf, rx_missed; /**< from the PMD */
+	uint64_t tx_packets, tx_bytes, tx_retry, tx_late, tx_early;
+	uint64_t queued, pending;
+	uint64_t drop_horizon, drop_flow_limit, drop_spill, drop_no_mbuf,
+		drop_tx, drop_shutdown, drop_inbox, drop_wheel_nomem,
+		drop_rx_missed;
+	uint64_t dropped;
+	uint64_t classify[PCR_CLASSIFY_RESULT_MAX];
+	uint64_t flows_new, flows_aged, flow_table_full;
+	struct pcr_wheel_stats wheel;
+	struct pcr_class_stats cls[PCR_MAX_CLASSES];
+	struct pcr_hist err;
+};
+
+struct pcr_snapshot {
+	uint64_t tsc;
+	bool consistent;
+	struct pcr_port_snap port[PCR_MAX_PORTS];
+	struct pcr_hist err;     /**< all ports */
+};
+
+/** Take a consistent snapshot (workers paused between bursts) or, with
+ *  the workers stopped, a final one. */
+void pcr_stats_snapshot(struct pcr_snapshot *s);
+/** The conservation check: -1 and a message per port that fails. */
+int pcr_stats_check(const struct pcr_snapshot *s, FILE *f);
+void pcr_stats_print_line(const struct pcr_snapshot *s,
+			  const struct pcr_snapshot *prev, FILE *f);
+void pcr_stats_print_final(const struct pcr_snapshot *s, FILE *f);
+int pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
+			 int64_t mempool_in_use);
+
+/** Called by workers at the top of every loop iteration. */
+static inline void
+pcr_sync_point(struct pcr_lcore *lc)
+{
+	uint32_t r = __atomic_load_n(&pcr_app.sync_req, __ATOMIC_ACQUIRE);
+
+	if (likely(r == lc->sync_seen))
+		return;
+	lc->sync_seen = r;
+	__atomic_store_n(&lc->sync_ack, r, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&pcr_app.sync_rel, __ATOMIC_ACQUIRE) != r)
+		rte_pause();
+}
+
+#endif /* PACER_H */

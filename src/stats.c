@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+/*
+ * Statistics: a consistent snapshot of every lcore's counters, the
+ * conservation check, the periodic line, the final report and the JSON.
+ *
+ * Consistency. Counters are single-writer and packets move between
+ * lcores (RX lcore -> wheel -> TX lcore), so summing counters while they
+ * run would count a packet twice or not at all. The control lcore instead
+ * raises sync_req; every worker, at the top of its loop (no packet held in
+ * a local array, only in the wheel or the TX pending buffer, both
+ * counted), acknowledges and waits for sync_rel. With all of them
+ * parked, the counters are read and the workers released: a pause of a few
+ * microseconds per snapshot.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+
+#include "pacer.h"
+
+static const char *const drop_names[] = {
+	"horizon", "flow_limit", "spill", "no_mbuf", "tx_drop", "shutdown",
+	"inbox_full", "wheel_nomem", "rx_missed",
+};
+
+static uint64_t
+drop_value(const struct pcr_port_snap *p, unsigned int i)
+{
+	const uint64_t v[] = {
+		p->drop_horizon, p->drop_flow_limit, p->drop_spill,
+		p->drop_no_mbuf, p->drop_tx, p->drop_shutdown, p->drop_inbox,
+		p->drop_wheel_nomem, p->drop_rx_missed,
+	};
+
+	return v[i];
+}
+
+static void
+collect(struct pcr_snapshot *s)
+{
+	unsigned int l, p, c, r;
+
+	memset(s, 0, sizeof(*s));
+	s->tsc = rte_rdtsc();
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct pcr_port_snap *ps = &s->port[p];
+		struct pcr_txport *tp = pcr_app.ports[p].tx;
+		struct rte_eth_stats es;
+
+		if (rte_eth_stats_get(p, &es) == 0) {
+			ps->rx_nombuf = es.rx_nombuf;
+			ps->rx_missed = es.imissed;
+		}
+		if (tp == NULL)
+			continue;
+		pcr_wheel_stats_get(tp->wheel, &ps->wheel);
+		ps->tx_packets = tp->tx_packets;
+		ps->tx_bytes = tp->tx_bytes;
+		ps->tx_retry = tp->tx_retry;
+		ps->tx_late = tp->tx_late;
+		ps->tx_early = tp->tx_early;
+		ps->pending = __atomic_load_n(&tp->n_pend, __ATOMIC_RELAXED);
+		ps->drop_tx = tp->tx_drop;
+		ps->drop_shutdown = tp->drop_shutdown;
+		ps->drop_horizon = tp->drop_wheel[PCR_WHEEL_DROP_HORIZON];
+		ps->drop_spill = tp->drop_wheel[PCR_WHEEL_DROP_FULL];
+		ps->drop_wheel_nomem = tp->drop_wheel[PCR_WHEEL_DROP_NOMEM];
+		/* flush drops only happen in pcr_wheel_free() */
+		ps->drop_shutdown += tp->drop_wheel[PCR_WHEEL_DROP_FLUSH];
+		for (c = 0; c < pcr_app.cfg.n_classes; c++)
+			ps->cls[c] = tp->cls[c];
+		pcr_hist_merge(&ps->err, &tp->err);
+		pcr_hist_merge(&s->err, &tp->err);
+	}
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		struct pcr_lcore *lc = pcr_app.lcores[l];
+
+		if (lc == NULL || lc->st == NULL)
+			continue;
+		for (p = 0; p < pcr_app.n_ports; p++) {
+			const struct pcr_lstats *ls = &lc->st[p];
+			struct pcr_port_snap *ps = &s->port[p];
+
+			ps->rx_packets += ls->rx_packets;
+			ps->rx_bytes += ls->rx_bytes;
+			for (r = 0; r < PCR_CLASSIFY_RESULT_MAX; r++)
+				ps->classify[r] += ls->classify[r];
+			ps->drop_flow_limit += ls->drop_flow_limit;
+			ps->drop_inbox += ls->drop_inbox;
+			ps->flows_new += ls->flows_new;
+			ps->flows_aged += ls->flows_aged;
+			ps->flow_table_full += ls->flow_table_full;
+		}
+	}
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct pcr_port_snap *ps = &s->port[p];
+		struct pcr_port_snap *eg = &s->port[pcr_app.ports[p].peer];
+
+		/*
+		 * Frames the port took in but had no mbuf or descriptor for
+		 * arrived too: they count as received, and as dropped on the
+		 * way to the egress port.
+		 */
+		ps->rx_packets += ps->rx_nombuf + ps->rx_missed;
+		eg->drop_no_mbuf += ps->rx_nombuf;
+		eg->drop_rx_missed += ps->rx_missed;
+	}
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct pcr_port_snap *ps = &s->port[p];
+		unsigned int i;
+
+		ps->queued = ps->wheel.queued + ps->pending;
+		for (i = 0; i < RTE_DIM(drop_names); i++)
+			ps->dropped += drop_value(ps, i);
+	}
+}
+
+static bool
+workers_running(void)
+{
+	unsigned int l;
+
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		struct pcr_lcore *lc = pcr_app.lcores[l];
+
+		if (lc != NULL && __atomic_load_n(&lc->running, __ATOMIC_ACQUIRE))
+			return true;
+	}
+	return false;
+}
+
+void
+pcr_stats_snapshot(struct pcr_snapshot *s)
+{
+	uint64_t deadline;
+	uint32_t r;
+	unsigned int l;
+	bool all = true;
+
+	if (!workers_running()) {
+		collect(s);
+		s->consistent = true;
+		return;
+	}
+	r = __atomic_add_fetch(&pcr_app.sync_req, 1, __ATOMIC_ACQ_REL);
+	deadline = rte_rdtsc() + pcr_app.tsc_hz / 10;
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		struct pcr_lcore *lc = pcr_app.lcores[l];
+
+		if (lc == NULL)
+			continue;
+		while (__atomic_load_n(&lc->sync_ack, __ATOMIC_ACQUIRE) != r &&
+		       __atomic_load_n(&lc->running, __ATOMIC_ACQUIRE)) {
+			if (rte_rdtsc() > deadline) {
+				all = false;
+				break;
+			}
+			rte_pause();
+		}
+	}
+	collect(s);
+	s->consistent = all;
+	__atomic_store_n(&pcr_app.sync_rel, r, __ATOMIC_RELEASE);
+}
+
+int
+pcr_stats_check(const struct pcr_snapshot *s, FILE *f)
+{
+	unsigned int p;
+	int rc = 0;
+
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		const struct pcr_port_snap *eg = &s->port[p];
+		uint64_t rx = 0;
+		unsigned int q;
+
+		for (q = 0; q < pcr_app.n_ports; q++)
+			if (pcr_app.ports[q].peer == p)
+				rx += s->port[q].rx_packets;
+		if (rx != eg->tx_packets + eg->dropped + eg->queued) {
+			fprintf(f,
+				"pacer: port %u: conservation broken: received for it %" PRIu64
+				" != tx %" PRIu64 " + dropped %" PRIu64 " + queued %" PRIu64 "\n",
+				p, rx, eg->tx_packets, eg->dropped, eg->queued);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+static double
+ns_of(uint64_t cycles)
+{
+	return (double)cycles * 1e9 / (double)pcr_app.tsc_hz;
+}
+
+void
+pcr_stats_print_line(const struct pcr_snapshot *s,
+		     const struct pcr_snapshot *prev, FILE *f)
+{
+	double dt = prev != NULL ? (double)(s->tsc - prev->tsc) /
+					   (double)pcr_app.tsc_hz :
+				   0;
+	unsigned int p;
+
+	fprintf(f, "[%8.3fs]", (double)(s->tsc - pcr_app.start_tsc) /
+				       (double)pcr_app.tsc_hz);
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		const struct pcr_port_snap *ps = &s->port[p];
+		double rx_bps = 0, tx_bps = 0;
+
+		if (dt > 0) {
+			rx_bps = (double)(ps->rx_bytes - prev->port[p].rx_bytes) *
+				 8 / dt;
+			tx_bps = (double)(ps->tx_bytes - prev->port[p].tx_bytes) *
+				 8 / dt;
+		}
+		fprintf(f,
+			" port %u: rx %" PRIu64 " (%.2f Mbit/s) tx %" PRIu64
+			" (%.2f Mbit/s) queued %" PRIu64 " dropped %" PRIu64 ";",
+			p, ps->rx_packets, rx_bps / 1e6, ps->tx_packets,
+			tx_bps / 1e6, ps->queued, ps->dropped);
+	}
+	fprintf(f, " departure error p99 %.0f ns\n",
+		ns_of(pcr_hist_quantile(&s->err, 990000)));
+	fflush(f);
+}
+
+void
+pcr_stats_print_final(const struct pcr_snapshot *s, FILE *f)
+{
+	const struct pcr_config *c = &pcr_app.cfg;
+	unsigned int p, i;
+
+	fprintf(f, "\n%-6s %12s %14s %12s %14s %8s %8s %8s %8s\n", "port",
+		"rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "queued",
+		"dropped", "late", "tx_retry");
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		const struct pcr_port_snap *ps = &s->port[p];
+
+		fprintf(f,
+			"%-6u %12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %14" PRIu64
+			" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
+			p, ps->rx_packets, ps->rx_bytes, ps->tx_packets,
+			ps->tx_bytes, ps->queued, ps->dropped, ps->tx_late,
+			ps->tx_retry);
+		if (ps->dropped != 0) {
+			fprintf(f, "       dropped:");
+			for (i = 0; i < RTE_DIM(drop_names); i++)
+				if (drop_value(ps, i) != 0)
+					fprintf(f, " %s %" PRIu64, drop_names[i],
+						drop_value(ps, i));
+			fprintf(f, "\n");
+		}
+		if (ps->classify[PCR_CLASSIFY_NON_IP] +
+			    ps->classify[PCR_CLASSIFY_TRUNCATED] +
+			    ps->classify[PCR_CLASSIFY_BAD_HEADER] !=
+		    0)
+			fprintf(f,
+				"       default flow: non-ip %" PRIu64 " truncated %" PRIu64
+				" bad-header %" PRIu64 " (forwarded)\n",
+				ps->classify[PCR_CLASSIFY_NON_IP],
+				ps->classify[PCR_CLASSIFY_TRUNCATED],
+				ps->classify[PCR_CLASSIFY_BAD_HEADER]);
+	}
+	if (c->n_classes > 1 || c->classes[0].rate_bps != 0) {
+		fprintf(f, "\n%-6s %-16s %12s %12s %12s %14s\n", "port", "class",
+			"rate", "flow-rate", "tx_packets", "tx_bytes");
+		for (p = 0; p < pcr_app.n_ports; p++)
+			for (i = 0; i < c->n_classes; i++) {
+				char r1[32], r2[32];
+
+				pcr_rate_format(c->classes[i].rate_bps, r1,
+						sizeof(r1));
+				pcr_rate_format(pcr_app.ports[p].cls_flow_rate[i].bps,
+						r2, sizeof(r2));
+				fprintf(f,
+					"%-6u %-16s %12s %12s %12" PRIu64 " %14" PRIu64 "\n",
+					p, c->classes[i].name, r1, r2,
+					s->port[p].cls[i].tx_packets,
+					s->port[p].cls[i].tx_bytes);
+			}
+	}
+	fprintf(f,
+		"\ndeparture error (transmit - scheduled): p50 %.0f ns, p99 %.0f ns, p99.9 %.0f ns, max %.0f ns over %" PRIu64
+		" packets\n",
+		ns_of(pcr_hist_quantile(&s->err, 500000)),
+		ns_of(pcr_hist_quantile(&s->err, 990000)),
+		ns_of(pcr_hist_quantile(&s->err, 999000)), ns_of(s->err.max),
+		s->err.count);
+}
+
+static void
+json_hist(FILE *f, const struct pcr_hist *h)
+{
+	fprintf(f,
+		"{\"count\":%" PRIu64 ",\"p50\":%.0f,\"p99\":%.0f,\"p999\":%.0f,\"max\":%.0f}",
+		h->count, ns_of(pcr_hist_quantile(h, 500000)),
+		ns_of(pcr_hist_quantile(h, 990000)),
+		ns_of(pcr_hist_quantile(h, 999000)), ns_of(h->max));
+}
+
+static void
+json_flows(FILE *f)
+{
+	const char *sep = "";
+	unsigned int l;
+
+	fprintf(f, "\"flows\":[");
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		struct pcr_lcore *lc = pcr_app.lcores[l];
+		const void *key;
+		void *data;
+		uint32_t iter = 0;
+		int32_t pos;
+
+		if (lc == NULL || lc->ft == NULL)
+			continue;
+		while ((pos = rte_hash_iterate(lc->ft->h, &key, &data, &iter)) >= 0) {
+			const struct pcr_flow *fl = &lc->ft->flows[pos];
+			char k[PCR_FLOW_KEY_STRLEN];
+			double rate = 0;
+
+			pcr_flow_key_format(key, k, sizeof(k));
+			if (fl->tx_packets > 1 && fl->last_tx_tsc > fl->first_tx_tsc)
+				rate = (double)(fl->tx_bytes - fl->first_len) * 8 /
+				       ((double)(fl->last_tx_tsc - fl->first_tx_tsc) /
+					(double)pcr_app.tsc_hz);
+			fprintf(f,
+				"%s{\"key\":\"%s\",\"class\":\"%s\",\"egress\":%u,\"tx_packets\":%" PRIu64
+				",\"tx_bytes\":%" PRIu64 ",\"rate_bps\":%.1f}",
+				sep, k, pcr_app.cfg.classes[fl->class_id].name,
+				fl->egress, fl->tx_packets, fl->tx_bytes, rate);
+			sep = ",";
+		}
+	}
+	fprintf(f, "]");
+}
+
+int
+pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
+		     int64_t mempool_in_use)
+{
+	const struct pcr_config *c = &pcr_app.cfg;
+	FILE *f = fopen(path, "w");
+	unsigned int p, i, r;
+
+	if (f == NULL) {
+		fprintf(stderr, "pacer: --stats-json %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\"ports\":[");
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		const struct pcr_port_snap *ps = &s->port[p];
+
+		fprintf(f,
+			"%s{\"port\":%u,\"name\":\"%s\",\"peer\":%u,\"rate_bps\":%" PRIu64
+			",\"rx_packets\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
+			",\"tx_packets\":%" PRIu64 ",\"tx_bytes\":%" PRIu64
+			",\"queued\":%" PRIu64 ",\"late\":%" PRIu64
+			",\"early\":%" PRIu64 ",\"tx_retry\":%" PRIu64
+			",\"dropped_total\":%" PRIu64 ",\"dropped\":{",
+			p ? "," : "", p, pcr_app.ports[p].name,
+			pcr_app.ports[p].peer, pcr_app.ports[p].agg.rate.bps,
+			ps->rx_packets, ps->rx_bytes, ps->tx_packets,
+			ps->tx_bytes, ps->queued, ps->tx_late, ps->tx_early,
+			ps->tx_retry, ps->dropped);
+		for (i = 0; i < RTE_DIM(drop_names); i++)
+			fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "",
+				drop_names[i], drop_value(ps, i));
+		fprintf(f, "},\"classify\":{");
+		for (r = 0; r < PCR_CLASSIFY_RESULT_MAX; r++)
+			fprintf(f, "%s\"%s\":%" PRIu64, r ? "," : "",
+				pcr_classify_result_name(r), ps->classify[r]);
+		fprintf(f,
+			"},\"flows_new\":%" PRIu64 ",\"flows_aged\":%" PRIu64
+			",\"flow_table_full\":%" PRIu64 ",\"wheel\":{\"enqueued\":%" PRIu64
+			",\"dequeued\":%" PRIu64 ",\"queued\":%" PRIu64
+			",\"inbox\":%" PRIu64 ",\"late\":%" PRIu64
+			",\"horizon_cap\":%" PRIu64 ",\"spill\":%" PRIu64
+			",\"cascaded\":%" PRIu64 ",\"levels\":[",
+			ps->flows_new, ps->flows_aged, ps->flow_table_full,
+			ps->wheel.enqueued, ps->wheel.dequeued, ps->wheel.queued,
+			ps->wheel.inbox, ps->wheel.late, ps->wheel.horizon_cap,
+			ps->wheel.spill, ps->wheel.cascaded);
+		for (i = 0; i < ps->wheel.levels; i++)
+			fprintf(f, "%s%" PRIu64, i ? "," : "",
+				ps->wheel.level_occupancy[i]);
+		fprintf(f, "]},\"pending\":%" PRIu64 ",\"classes\":[", ps->pending);
+		for (i = 0; i < c->n_classes; i++)
+			fprintf(f,
+				"%s{\"class\":\"%s\",\"match\":\"%s\",\"rate_bps\":%" PRIu64
+				",\"flow_rate_bps\":%" PRIu64 ",\"tx_packets\":%" PRIu64
+				",\"tx_bytes\":%" PRIu64 "}",
+				i ? "," : "", c->classes[i].name,
+				i ? c->classes[i].match_str : "",
+				c->classes[i].rate_bps,
+				pcr_app.ports[p].cls_flow_rate[i].bps,
+				ps->cls[i].tx_packets, ps->cls[i].tx_bytes);
+		fprintf(f, "],\"departure_error_ns\":");
+		json_hist(f, &ps->err);
+		fprintf(f, "}");
+	}
+	fprintf(f, "],\"departure_error_ns\":");
+	json_hist(f, &s->err);
+	fprintf(f,
+		",\"tsc_hz\":%" PRIu64 ",\"slot_ns\":%" PRIu64 ",\"horizon_ms\":%" PRIu64
+		",\"wire_overhead\":%" PRIu64 ",\"burst\":%" PRIu64
+		",\"duration_ns\":%.0f,\"consistent\":%s,",
+		pcr_app.tsc_hz, c->slot_ns, c->horizon_ms, c->wire_overhead,
+		c->burst, ns_of(s->tsc - pcr_app.start_tsc),
+		s->consistent ? "true" : "false");
+	json_flows(f);
+	fprintf(f, ",\"mempool_in_use_at_exit\":%" PRId64 "}\n", mempool_in_use);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "pacer: --stats-json %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
