@@ -347,6 +347,59 @@ load_port(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 	return 0;
 }
 
+/*
+ * rte_cfgfile_load() skips some malformed lines silently (text before the
+ * first section, for one) and names none: check the syntax first, with
+ * line numbers.
+ */
+static int
+check_syntax(FILE *fp, const char *file)
+{
+	char line[1024];
+	bool in_section = false;
+	unsigned int no = 0;
+
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		char *p = line, *end;
+
+		no++;
+		if (strchr(line, '\n') == NULL && !feof(fp)) {
+			fprintf(stderr, "pacer: %s:%u: line longer than %zu characters\n",
+				file, no, sizeof(line) - 2);
+			return -1;
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		end = p + strlen(p);
+		while (end > p && (end[-1] == '\n' || end[-1] == '\r' ||
+				   end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		if (*p == '\0' || *p == ';' || *p == '#')
+			continue;
+		if (*p == '[') {
+			if (end[-1] != ']' || end - p < 3) {
+				fprintf(stderr, "pacer: %s:%u: '%s': a section is [name]\n",
+					file, no, p);
+				return -1;
+			}
+			in_section = true;
+			continue;
+		}
+		if (strchr(p, '=') == NULL || *p == '=') {
+			fprintf(stderr,
+				"pacer: %s:%u: '%s': not [section], key = value or a ; comment\n",
+				file, no, p);
+			return -1;
+		}
+		if (!in_section) {
+			fprintf(stderr, "pacer: %s:%u: '%s' comes before any [section]\n",
+				file, no, p);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int
 load_config(struct pcr_config *c, const char *file)
 {
@@ -361,7 +414,11 @@ load_config(struct pcr_config *c, const char *file)
 			strerror(errno));
 		return -1;
 	}
+	rc = check_syntax(probe, file);
 	fclose(probe);
+	if (rc != 0)
+		return -1;
+	rc = -1;
 	cf = rte_cfgfile_load(file, 0);
 	if (cf == NULL) {
 		fprintf(stderr,

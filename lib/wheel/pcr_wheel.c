@@ -823,6 +823,9 @@ wheel_insert(struct pcr_wheel *w, struct wheel_ccounters *c,
 		}
 		tick = w->cur_tick + w->horizon_ticks - 1;
 		c->horizon_cap++;
+		/* the packet now leaves at the horizon: say so in its field */
+		*pcr_wheel_departure(m, w->head.dynfield_offset) =
+			w->epoch_tsc + tick * w->granularity_tsc;
 	}
 	wheel_place_or_spill(w, c, m, tick);
 }

@@ -41,7 +41,8 @@
  * - A departure time at or beyond `horizon` from the consumer's current
  *   slot is dropped (PCR_WHEEL_HORIZON_DROP, counted `horizon_drop`) or
  *   placed in the last slot of the horizon (PCR_WHEEL_HORIZON_CAP, counted
- *   `horizon_cap`).
+ *   `horizon_cap`); a capped packet's dynamic field is rewritten to the
+ *   start of that slot, its new departure time.
  * - A level-0 slot that is full spills the packet into the next slot
  *   (counted `spill`); if that slot is full too the packet is dropped
  *   (counted `full_drop`). A far-level insert that finds the chunk pool

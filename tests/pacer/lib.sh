@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The pacer authors
+#
+# Sourced by the pacer tests: test.sh PACER PCAPGEN PCAPSTAT. Gives
+# run_pacer (its own EAL file prefix, net_pcap vdevs), expect (Python
+# expressions over a JSON file) and a scratch directory $tmp.
+set -euo pipefail
+
+if [ $# -lt 3 ]; then
+    echo "usage: $0 PACER PACER-PCAPGEN PACER-PCAPSTAT" >&2
+    exit 2
+fi
+pacer=$1
+gen=$2
+stat=$3
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pacer-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix="pcr-$(basename "$0" .sh)-$$"
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# eal VDEV...: EAL options for one test run: no hugepages, no PCI, a file
+# prefix of its own so parallel tests never meet.
+eal() {
+    local a=(-l 0,1 --no-huge -m 512 --no-pci --no-shconf --no-telemetry
+             --file-prefix="$prefix" --log-level=lib.eal:warning)
+    local v
+    for v in "$@"; do a+=(--vdev "$v"); done
+    echo "${a[@]}"
+}
+
+# run_pacer NAME EAL-ARGS -- PACER-ARGS: runs pacer, stdout/stderr kept in
+# $tmp/NAME.out / .err, exit status in $rc; stats in $tmp/NAME.json.
+run_pacer() {
+    local name=$1
+    shift
+    rc=0
+    timeout 120 "$pacer" "$@" --stats-json "$tmp/$name.json" \
+        >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
+}
+
+# expect FILE.json EXPR...: every Python expression over the document (d)
+# must hold; a failure prints the expression and the document.
+expect() {
+    python3 - "$@" <<'PY'
+import json, sys
+path = sys.argv[1]
+d = json.load(open(path))
+for e in sys.argv[2:]:
+    try:
+        ok = eval(e, {"d": d, "abs": abs, "sum": sum, "all": all, "len": len,
+                      "min": min, "max": max})
+    except Exception as ex:
+        ok = False
+        e += "  (%s: %s)" % (type(ex).__name__, ex)
+    if not ok:
+        print("FAIL: %s\n  in %s: %s" % (e, path, json.dumps(d)[:3000]), file=sys.stderr)
+        sys.exit(1)
+PY
+}
+
+# conserved FILE.json: for every port, what its peers received equals
+# tx + dropped + queued, and every mbuf is back in the pool.
+conserved() {
+    expect "$1" \
+        'd["mempool_in_use_at_exit"] == 0' \
+        'd["consistent"]' \
+        'all(sum(q["rx_packets"] for q in d["ports"] if q["peer"] == p["port"]) == p["tx_packets"] + sum(p["dropped"].values()) + p["queued"] for p in d["ports"])' \
+        'all(p["dropped_total"] == sum(p["dropped"].values()) for p in d["ports"])' \
+        'all(p["early"] == 0 for p in d["ports"])'
+}

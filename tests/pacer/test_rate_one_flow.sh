@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The pacer authors
+#
+# One flow paced at 10 mbit/s: 700 frames of 1514 bytes (1211.2 us apart at
+# 10 mbit/s, 0.85 s in all) arrive at once from a pcap; the departures
+# come out at 10 mbit/s +-1 % and no gap is below the ideal gap minus one
+# slot (1 us). 1514-byte frames and the default burst (1514 bytes) give an
+# idle flow exactly one frame of credit, so even the first gap is ideal.
+source "$(dirname "$0")/lib.sh"
+
+"$gen" -o "$tmp/in.pcap" --flows 1 --count 700 --size 1514 2>/dev/null
+run_pacer r $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") \
+    -- --flow-rate 10mbit --exit-on-idle 300 --mbufs 4096 --max-flows 1024
+[ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/r.err")"
+conserved "$tmp/r.json"
+expect "$tmp/r.json" 'd["ports"][0]["tx_packets"] == 700' \
+    'd["ports"][0]["dropped_total"] == 0'
+ideal=$((1514 * 8 * 100))   # ns per frame at 10 mbit/s
+"$stat" --json --ideal-gap-ns $((ideal - 1000)) "$tmp/out.pcap" >"$tmp/s.json"
+expect "$tmp/s.json" 'd["packets"] == 700' \
+    'abs(d["rate_bps"] - 10e6) <= 0.01 * 10e6' \
+    'd["seq_errors"] == 0'
+python3 - "$tmp/out.pcap" "$ideal" 1000 <<'PY' || fail "gaps: see above"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+ideal, slot = int(sys.argv[2]), int(sys.argv[3])
+e = "<" if b[:4] == b"\x4d\x3c\xb2\xa1" else ">"
+off, ts = 24, []
+while off + 16 <= len(b):
+    s, ns, incl, _ = struct.unpack(e + "IIII", b[off:off + 16])
+    ts.append(s * 10**9 + ns)
+    off += 16 + incl
+s0 = min(t - i * ideal for i, t in enumerate(ts))
+late = [t - i * ideal - s0 for i, t in enumerate(ts)]
+bad = [(i, ts[i + 1] - ts[i], late[i]) for i in range(len(ts) - 1)
+       if ts[i + 1] - ts[i] < ideal - slot - late[i]]
+n_late = sum(1 for x in late if x > 20000)
+print("gaps: min %d ns, %d of %d packets > 20 us late (max %d ns)" %
+      (min(y - x for x, y in zip(ts, ts[1:])), n_late, len(ts), max(late)))
+if bad:
+    print("FAIL: gaps below ideal - slot - lateness:", bad[:5])
+    sys.exit(1)
+if n_late > len(ts) // 20:
+    print("FAIL: %d packets more than 20 us behind the schedule" % n_late)
+    sys.exit(1)
+PY
+python3 -c "import json; d=json.load(open('$tmp/s.json')); print('ok: %d packets at %.0f bit/s (ideal gap $ideal ns)' % (d['packets'], d['rate_bps']))"
