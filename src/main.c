@@ -448,6 +448,9 @@ main(int argc, char **argv)
 			return PCR_EXIT_USAGE;
 	}
 	eal_argc = dd < 0 ? argc : dd;
+	/* from here on a signal stops the run cleanly, however early */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 
 	rc = rte_eal_init(eal_argc, argv);
 	if (rc < 0) {
@@ -550,8 +553,6 @@ main(int argc, char **argv)
 	}
 	fflush(stdout);
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	RTE_LCORE_FOREACH_WORKER(l)
 		rte_eal_remote_launch(pcr_worker_main, a->lcores[l], l);
 
