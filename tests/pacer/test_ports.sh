@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The pacer authors
+#
+# Two ports, paired 0<->1: what arrives on port 0 leaves on port 1 and the
+# reverse, both directions at once, each egress port with its own
+# aggregate from [port N]. Run with 2 lcores (one worker doing RX and TX)
+# and with 3 (separate RX and TX lcores): same counts, same frames.
+source "$(dirname "$0")/lib.sh"
+
+"$gen" -o "$tmp/a.pcap" --flows 4 --count 300 --size 500 2>/dev/null
+"$gen" -o "$tmp/b.pcap" --flows 2 --count 200 --size 700 --sport 20000 2>/dev/null
+printf '[port 1]\nrate = 20mbit\n[port 0]\nrate = 10mbit\n' >"$tmp/p.cfg"
+# 3 lcores on this 2-vCPU machine: the RX lcore shares CPU 0 with the main
+# lcore (which sleeps), the TX lcore has CPU 1.
+for lcores in 0,1 0,1,2; do
+    lspec="-l 0,1"
+    [ "$lcores" = 0,1,2 ] && lspec="--lcores=0@0,1@1,2@0"
+    prefix="pcr-ports-$$-${lcores//,/}"
+    out="$tmp/l${lcores//,/}"
+    mkdir -p "$out"
+    rc=0
+    timeout 120 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/a.pcap,tx_pcap=$out/0.pcap" \
+                               "net_pcap1,rx_pcap=$tmp/b.pcap,tx_pcap=$out/1.pcap" | sed "s/-l 0,1/$lspec/") \
+        -- --config "$tmp/p.cfg" --exit-on-idle 300 --mbufs 4096 --max-flows 1024 \
+        --stats-json "$out/s.json" >"$out/o" 2>"$out/e" || rc=$?
+    [ "$rc" -eq 0 ] || fail "-l $lcores: pacer exited $rc: $(cat "$out/e")"
+    conserved "$out/s.json"
+    expect "$out/s.json" '[p["peer"] for p in d["ports"]] == [1, 0]' \
+        '[p["rx_packets"] for p in d["ports"]] == [300, 200]' \
+        '[p["tx_packets"] for p in d["ports"]] == [200, 300]' \
+        '[p["rate_bps"] for p in d["ports"]] == [10000000, 20000000]'
+    if [ "$lcores" = 0,1,2 ]; then
+        grep -q "lcore 1: tx port 0; tx port 1;" "$out/o" || fail "no TX-only lcore: $(cat "$out/o")"
+        grep -q "lcore 2: rx port 0 queue 0 -> port 1; rx port 1 queue 0 -> port 0;" "$out/o" ||
+            fail "no RX-only lcore: $(cat "$out/o")"
+    fi
+    for pair in "a 1 20e6" "b 0 10e6"; do
+        set -- $pair
+        "$stat" --json "$out/$2.pcap" >"$out/$2.json"
+        expect "$out/$2.json" "abs(d['rate_bps'] - $3) <= 0.01 * $3"
+        python3 - "$tmp/$1.pcap" "$out/$2.pcap" <<'PY' || fail "-l $lcores: $1 -> port $2: frames differ"
+import struct, sys
+def frames(p):
+    b = open(p, "rb").read()
+    e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    off, out = 24, []
+    while off + 16 <= len(b):
+        incl = struct.unpack(e + "I", b[off + 8:off + 12])[0]
+        out.append(b[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return out
+sys.exit(0 if frames(sys.argv[1]) == frames(sys.argv[2]) else 1)
+PY
+    done
+    echo "ok: -l $lcores: 300 frames 0->1 at 20 mbit/s, 200 frames 1->0 at 10 mbit/s"
+done
