@@ -23,6 +23,7 @@
 
 /* Age-out work per pass and passes per second of a RX lcore. */
 #define AGE_BATCH_MIN 64ull
+#define AGE_BATCH_MAX 4096ull /* bounds a pass to tens of microseconds */
 #define AGE_PERIOD_US 1000
 
 int
@@ -32,6 +33,7 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 	struct pcr_flowtab *ft;
 	char name[RTE_HASH_NAMESIZE];
 	unsigned int i;
+	uint64_t batch;
 
 	ft = rte_zmalloc_socket("pcr_flowtab", sizeof(*ft), RTE_CACHE_LINE_SIZE,
 				(int)rte_lcore_to_socket_id(lc->lcore_id));
@@ -63,8 +65,9 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 	for (i = 0; i < PCR_MAX_CLASSES; i++)
 		ft->overflow[i].class_id = (uint16_t)i;
 	ft->entries = (uint32_t)entries;
-	ft->age_batch = (uint32_t)RTE_MAX(AGE_BATCH_MIN, entries * AGE_PERIOD_US /
-				    (pcr_app.cfg.flow_idle_ms * 1000));
+	batch = entries * AGE_PERIOD_US / (pcr_app.cfg.flow_idle_ms * 1000);
+	batch = RTE_MAX(AGE_BATCH_MIN, batch);
+	ft->age_batch = (uint32_t)RTE_MIN(AGE_BATCH_MAX, batch);
 	lc->ft = ft;
 	return 0;
 }
