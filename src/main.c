@@ -156,6 +156,28 @@ assign_lcores(struct pcr_app *a)
 	}
 }
 
+/*
+ * Test hook, for the TX retry/hold path only: PACER_TEST_TX_BUDGET=N in the
+ * environment makes every port accept N packets in all and then refuse
+ * everything, as a NIC whose link went away would. A TX callback does it,
+ * so the real PMD and the real rte_eth_tx_burst() path run.
+ */
+static uint64_t test_tx_budget[PCR_MAX_PORTS];
+
+static uint16_t
+test_tx_budget_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
+		  uint16_t n, void *arg)
+{
+	uint64_t *left = arg;
+	uint16_t k = (uint16_t)RTE_MIN((uint64_t)n, *left);
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(pkts);
+	*left -= k;
+	return k;
+}
+
 static void
 port_setup(struct pcr_app *a, uint16_t p)
 {
@@ -194,6 +216,15 @@ port_setup(struct pcr_app *a, uint16_t p)
 	rc = rte_eth_tx_queue_setup(p, 0, txd, (unsigned int)socket, NULL);
 	if (rc != 0)
 		fatal("port %u: TX queue setup failed: %s", p, strerror(-rc));
+	if (getenv("PACER_TEST_TX_BUDGET") != NULL) {
+		test_tx_budget[p] = strtoull(getenv("PACER_TEST_TX_BUDGET"),
+					     NULL, 10);
+		if (rte_eth_add_tx_callback(p, 0, test_tx_budget_cb,
+					    &test_tx_budget[p]) == NULL)
+			fatal("port %u: PACER_TEST_TX_BUDGET: no TX callbacks", p);
+		fprintf(stderr, "pacer: port %u: test hook: accepts %" PRIu64
+			" packets, then none\n", p, test_tx_budget[p]);
+	}
 	rc = rte_eth_dev_start(p);
 	if (rc != 0)
 		fatal("port %u: start failed: %s", p, strerror(-rc));

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The pacer authors
+#
+# TX retry and hold: the port (through pacer's PACER_TEST_TX_BUDGET hook, a
+# TX callback in front of the real PMD) takes 20 packets and then refuses
+# everything. 50 frames arrive at once, unpaced: the first burst of 32 is
+# cut to 20, the other 12 are kept and retried (tx_retry > 0), and once the
+# port has made no progress for --tx-hold 50 ms the 30 left are dropped
+# under tx_drop: exactly 20 sent, 30 dropped, none lost.
+source "$(dirname "$0")/lib.sh"
+
+"$gen" -o "$tmp/in.pcap" --flows 1 --count 50 --size 200 2>/dev/null
+export PACER_TEST_TX_BUDGET=20
+run_pacer t $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") \
+    -- --tx-hold 50 --exit-on-idle 300 --mbufs 4096 --max-flows 64
+unset PACER_TEST_TX_BUDGET
+[ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/t.err")"
+grep -q "test hook: accepts 20 packets" "$tmp/t.err" || fail "hook not active: $(cat "$tmp/t.err")"
+conserved "$tmp/t.json"
+expect "$tmp/t.json" 'd["ports"][0]["tx_packets"] == 20' \
+    'd["ports"][0]["tx_retry"] > 0' \
+    'd["ports"][0]["dropped"]["tx_drop"] == 30' \
+    'd["ports"][0]["dropped_total"] == 30'
+[ "$("$stat" --json "$tmp/out.pcap" | python3 -c 'import json,sys; print(json.load(sys.stdin)["packets"])')" = 20 ] ||
+    fail "the capture does not hold the 20 frames sent"
+echo "ok: 20 sent, $(python3 -c "import json; print(json.load(open('$tmp/t.json'))['ports'][0]['tx_retry'])") retries, 30 dropped after the hold"
