@@ -301,6 +301,26 @@ wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 	a->ports[p].tx = tp;
 }
 
+/*
+ * Touch the pool's memory once at start: without hugepages it is mapped
+ * lazily, and the first packets would otherwise pay a page fault every
+ * couple of mbufs on the RX lcore, holding up the TX side of the loop
+ * (measured: departure error p99 6-10 ms over the first 2400 packets).
+ */
+static void
+pool_prefault_cb(struct rte_mempool *mp, void *opaque,
+		 struct rte_mempool_memhdr *memhdr, unsigned int idx)
+{
+	volatile uint8_t *b = memhdr->addr;
+	size_t off;
+
+	RTE_SET_USED(mp);
+	RTE_SET_USED(opaque);
+	RTE_SET_USED(idx);
+	for (off = 0; off < memhdr->len; off += 4096)
+		b[off] = b[off];
+}
+
 /* Total received so far (approximate, for idle detection only). */
 static uint64_t
 rx_total(void)
@@ -548,6 +568,7 @@ main(int argc, char **argv)
 		      nb_mbufs, (double)nb_mbufs * (RTE_MBUF_DEFAULT_BUF_SIZE + 128) / 1048576,
 		      rte_strerror(rte_errno));
 
+	rte_mempool_mem_iter(a->pool, pool_prefault_cb, NULL);
 	for (p = 0; p < n; p++) {
 		wheel_setup(a, p, nb_mbufs);
 		policies_init(a, p);
