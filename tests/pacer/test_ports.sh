@@ -5,11 +5,12 @@
 # Two ports, paired 0<->1: what arrives on port 0 leaves on port 1 and the
 # reverse, both directions at once, each egress port with its own
 # aggregate from [port N]. Run with 2 lcores (one worker doing RX and TX)
-# and with 3 (separate RX and TX lcores): same counts, same frames.
+# and with 3 (separate RX and TX lcores): same counts, same frames, rates
+# +-1 % over about 0.5 s in each direction.
 source "$(dirname "$0")/lib.sh"
 
-"$gen" -o "$tmp/a.pcap" --flows 4 --count 300 --size 500 2>/dev/null
-"$gen" -o "$tmp/b.pcap" --flows 2 --count 200 --size 700 --sport 20000 2>/dev/null
+"$gen" -o "$tmp/a.pcap" --flows 4 --count 2500 --size 500 2>/dev/null
+"$gen" -o "$tmp/b.pcap" --flows 2 --count 700 --size 1000 --sport 20000 2>/dev/null
 printf '[port 1]\nrate = 20mbit\n[port 0]\nrate = 10mbit\n' >"$tmp/p.cfg"
 # 3 lcores on this 2-vCPU machine: the RX lcore shares CPU 0 with the main
 # lcore (which sleeps), the TX lcore has CPU 1.
@@ -27,8 +28,8 @@ for lcores in 0,1 0,1,2; do
     [ "$rc" -eq 0 ] || fail "-l $lcores: pacer exited $rc: $(cat "$out/e")"
     conserved "$out/s.json"
     expect "$out/s.json" '[p["peer"] for p in d["ports"]] == [1, 0]' \
-        '[p["rx_packets"] for p in d["ports"]] == [300, 200]' \
-        '[p["tx_packets"] for p in d["ports"]] == [200, 300]' \
+        '[p["rx_packets"] for p in d["ports"]] == [2500, 700]' \
+        '[p["tx_packets"] for p in d["ports"]] == [700, 2500]' \
         '[p["rate_bps"] for p in d["ports"]] == [10000000, 20000000]'
     if [ "$lcores" = 0,1,2 ]; then
         grep -q "lcore 1: tx port 0; tx port 1;" "$out/o" || fail "no TX-only lcore: $(cat "$out/o")"
@@ -53,5 +54,5 @@ def frames(p):
 sys.exit(0 if frames(sys.argv[1]) == frames(sys.argv[2]) else 1)
 PY
     done
-    echo "ok: -l $lcores: 300 frames 0->1 at 20 mbit/s, 200 frames 1->0 at 10 mbit/s"
+    echo "ok: -l $lcores: 2500 frames 0->1 at 20 mbit/s, 700 frames 1->0 at 10 mbit/s"
 done
