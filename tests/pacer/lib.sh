@@ -74,3 +74,26 @@ conserved() {
         'all(p["dropped_total"] == sum(p["dropped"].values()) for p in d["ports"])' \
         'all(p["early"] == 0 for p in d["ports"])'
 }
+
+# same_frames A.pcap B.pcap: the two captures hold the same frames, byte for
+# byte, in the same order (timestamps aside).
+same_frames() {
+    python3 - "$1" "$2" <<'PY'
+import struct, sys
+def frames(p):
+    b = open(p, "rb").read()
+    e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    off, out = 24, []
+    while off + 16 <= len(b):
+        incl = struct.unpack(e + "I", b[off + 8:off + 12])[0]
+        out.append(b[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return out
+a, b = frames(sys.argv[1]), frames(sys.argv[2])
+if a != b:
+    print("%s: %d frames, %s: %d; first difference at frame %d" % (
+        sys.argv[1], len(a), sys.argv[2], len(b),
+        next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))))
+    sys.exit(1)
+PY
+}

@@ -27,23 +27,7 @@ for f in "$data"/*.pcap; do
     expect "$tmp/$name.json" "d['ports'][0]['rx_packets'] == $frames" \
         "d['ports'][0]['tx_packets'] == $frames" \
         "sum(d['ports'][0]['classify'].values()) == $frames"
-    python3 - "$f" "$tmp/$name.out.pcap" <<'PY' || fail "$name: frames differ"
-import struct, sys
-def frames(p):
-    b = open(p, "rb").read()
-    e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    off, out = 24, []
-    while off + 16 <= len(b):
-        _, _, incl, _ = struct.unpack(e + "IIII", b[off:off + 16])
-        out.append(b[off + 16:off + 16 + incl])
-        off += 16 + incl
-    return out
-a, b = frames(sys.argv[1]), frames(sys.argv[2])
-if a != b:
-    print("in %d frames, out %d; first difference at %s" % (len(a), len(b),
-          next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))))
-    sys.exit(1)
-PY
+    same_frames "$f" "$tmp/$name.out.pcap" || fail "$name: frames differ"
     echo "ok: $name: $frames frames in, $frames out, identical"
 done
 [ "$found" -gt 0 ] || { echo "SKIP: no pcap in $data"; exit 77; }
