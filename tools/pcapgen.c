@@ -49,9 +49,10 @@
 #include <pcap/pcap.h>
 
 #include "pcr_pcap_flow.h"
+#include "pcr_tool.h"
 
 #define PROG       "pacer-pcapgen"
-#define EXIT_USAGE 2
+const char pcr_tool_name[] = PROG;
 
 #define DEF_FLOWS       1
 #define DEF_COUNT       1000
@@ -150,32 +151,6 @@ struct gen_state {
 	uint8_t frag_dgram[2 * PCR_PCAP_FRAME_MAX]; /* L4 of the datagram */
 };
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see --help)\n");
-	exit(EXIT_USAGE);
-}
-
-static void __attribute__((noreturn, format(printf, 2, 3)))
-fail(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
-
 static void
 usage(FILE *out)
 {
@@ -219,30 +194,6 @@ usage(FILE *out)
 		DEF_FLOWS, DEF_COUNT, PCR_PCAP_FRAME_MIN, PCR_PCAP_FRAME_MAX,
 		DEF_SIZE, DEF_SEED, DEF_SRC4, DEF_SRC6, DEF_DST4, DEF_DST6,
 		DEF_SPORT, DEF_DPORT, DEF_GAP_NS, DEF_START_NS, DEF_MAL_EVERY);
-}
-
-/* Unsigned decimal in [min, max], or a usage error naming the option. */
-static uint64_t
-parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!isdigit((unsigned char)s[0]))
-		usage_error("bad %s '%s': not an unsigned decimal number", opt,
-			    s);
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
-		usage_error("bad %s '%s': too large", opt, s);
-	if (errno != 0 || *end != '\0')
-		usage_error("bad %s '%s': not an unsigned decimal number", opt,
-			    s);
-	if (v < min || v > max)
-		usage_error("bad %s '%s': must be between %" PRIu64
-			    " and %" PRIu64,
-			    opt, s, min, max);
-	return v;
 }
 
 /* An address given to --src/--dst; returns the family (4 or 6). */

@@ -56,9 +56,10 @@
 #include <pcap/pcap.h>
 
 #include "pcr_pcap_flow.h"
+#include "pcr_tool.h"
 
 #define PROG       "pacer-pcapstat"
-#define EXIT_USAGE 2
+const char pcr_tool_name[] = PROG;
 
 #define MAX_WINDOWS       16
 #define MAX_WIRE_OVERHEAD 65535
@@ -186,19 +187,6 @@ struct totals {
 	struct window_res win[MAX_WINDOWS];
 };
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
-fail(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
-
 static void
 usage(FILE *out)
 {
@@ -226,42 +214,6 @@ usage(FILE *out)
 		"t_first); gaps are nearest-rank percentiles; seq_errors counts\n"
 		"packets whose pacer-pcapgen sequence number is lower than the\n"
 		"previous one of their flow. Bad input exits with status 2.\n");
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see --help)\n");
-	exit(EXIT_USAGE);
-}
-
-static uint64_t
-parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!isdigit((unsigned char)s[0]))
-		usage_error("bad %s '%s': not an unsigned decimal number", opt,
-			    s);
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
-		usage_error("bad %s '%s': too large", opt, s);
-	if (errno != 0 || *end != '\0')
-		usage_error("bad %s '%s': not an unsigned decimal number", opt,
-			    s);
-	if (v < min || v > max)
-		usage_error("bad %s '%s': must be between %" PRIu64
-			    " and %" PRIu64,
-			    opt, s, min, max);
-	return v;
 }
 
 /* tc-style rate: DIGITS[.DIGITS][bit|kbit|mbit|gbit|tbit], in bit/s. */
