@@ -135,13 +135,13 @@ static void
 flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 {
 	struct pcr_flowtab *ft = lc->ft;
-	uint64_t idle = pcr_app.cfg.flow_idle_ms * (pcr_app.tsc_hz / 1000);
+	uint64_t idle = pcr_app.cfg.flow_idle_ms * (pcr_clock_tsc_hz() / 1000);
 	uint64_t now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
 	uint32_t i;
 
 	if (now_tsc < ft->next_age_tsc)
 		return;
-	ft->next_age_tsc = now_tsc + pcr_app.tsc_hz / 1000000 * AGE_PERIOD_US;
+	ft->next_age_tsc = now_tsc + pcr_clock_tsc_hz() / 1000000 * AGE_PERIOD_US;
 	for (i = 0; i < ft->age_batch; i++) {
 		struct pcr_flow *f = &ft->flows[ft->iter];
 		void *key;
@@ -171,6 +171,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 	uint64_t dep_tsc[PCR_RX_BURST];
 	int32_t pos[PCR_RX_BURST];
 	struct pcr_port *eg = &pcr_app.ports[q->egress];
+	const struct pcr_rates *rs;
 	struct pcr_lstats *in_st = &lc->st[q->port];
 	struct pcr_lstats *eg_st = &lc->st[q->egress];
 	const struct pcr_config *c = &pcr_app.cfg;
@@ -184,6 +185,8 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		return;
 	now_tsc = rte_rdtsc();
 	now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
+	/* held until this lcore's next quiescent report (RCU) */
+	rs = __atomic_load_n(&eg->rates, __ATOMIC_ACQUIRE);
 
 	pcr_classify_parse_burst(pkts, n, info);
 	for (i = 0; i < n; i++)
@@ -196,8 +199,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		struct rte_mbuf *m = pkts[i];
 		uint32_t bytes = rte_pktmbuf_pkt_len(m);
 		struct pcr_flow *f;
-		const struct pcr_rate *fr;
-		struct pcr_shared_policy *cp;
+		const struct pcr_rate *fr, *cr;
 		uint64_t dep = now, fcost = 0;
 
 		in_st->rx_packets++;
@@ -218,22 +220,21 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		bytes += (uint32_t)c->wire_overhead;
 
 		/* flow: private, advanced by the final departure below */
-		fr = &eg->cls_flow_rate[f->class_id];
+		fr = &rs->cls_flow[f->class_id];
 		if (!pcr_rate_unlimited(fr)) {
 			fcost = pcr_rate_cost(fr, bytes);
 			dep = pcr_policy_allow(f->full, now, fcost, fr->burst);
 		}
 		/* class and port aggregate: shared, each by its own time */
-		cp = &eg->cls[f->class_id];
-		if (!pcr_rate_unlimited(&cp->rate))
+		cr = &rs->cls[f->class_id];
+		if (!pcr_rate_unlimited(cr))
 			dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
-							&cp->pol, &cp->rate,
+							&eg->cls[f->class_id].pol,
+							cr, now, bytes));
+		if (!pcr_rate_unlimited(&rs->agg))
+			dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
+							&eg->agg.pol, &rs->agg,
 							now, bytes));
-		if (!pcr_rate_unlimited(&eg->agg.rate))
-			dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
-							&eg->agg.pol,
-							&eg->agg.rate, now,
-							bytes));
 		if (fcost != 0)
 			f->full = pcr_policy_after(f->full, dep, fcost);
 
@@ -265,7 +266,10 @@ tx_account(struct pcr_txport *tp, unsigned int i, uint64_t tx_tsc)
 
 	tp->tx_packets++;
 	tp->tx_bytes += len;
-	if (unlikely(tx_tsc < dep)) {
+	if (tp->pend_offl[i]) {
+		/* the NIC sends it at its time; the handover is what we see */
+		tp->tx_offloaded++;
+	} else if (unlikely(tx_tsc < dep)) {
 		tp->tx_early++;
 		pcr_hist_add(&tp->err, 0);
 	} else {
@@ -305,16 +309,25 @@ tx_drop_pending(struct pcr_txport *tp, uint64_t *ctr)
 }
 
 static void
-tx_take(struct pcr_txport *tp, unsigned int from, unsigned int n)
+tx_take(struct pcr_txport *tp, unsigned int from, unsigned int n,
+	uint64_t now_tsc, bool offl)
 {
 	unsigned int i;
 
 	for (i = from; i < from + n; i++) {
 		struct rte_mbuf *m = tp->pend[i];
+		uint64_t dep = *pcr_wheel_departure(m, pcr_app.dep_dynfield);
 
-		tp->pend_dep[i] = *pcr_wheel_departure(m, pcr_app.dep_dynfield);
+		tp->pend_dep[i] = dep;
 		tp->pend_len[i] = rte_pktmbuf_pkt_len(m);
 		tp->pend_flow[i] = *pcr_flow_field(m);
+		/* send-on-timestamp: the NIC holds what is not due yet */
+		tp->pend_offl[i] = offl && (int64_t)(dep - now_tsc) > 0;
+		if (tp->pend_offl[i]) {
+			*RTE_MBUF_DYNFIELD(m, tp->ts_field, uint64_t *) =
+				pcr_clock_tsc_to_nic(tp->port, dep);
+			m->ol_flags |= tp->ts_flag;
+		}
 	}
 }
 
@@ -325,15 +338,20 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 	uint64_t tx_tsc;
 
 	if (tp->n_pend < PCR_TX_BURST) {
-		/* a slot leaves once its end has passed: never early */
-		n = pcr_wheel_dequeue_burst(tp->wheel,
-					    now_tsc - tp->gran_tsc + 1,
+		/* a slot leaves once its end has passed: never early; with
+		 * send-on-timestamp, up to the offload horizon ahead */
+		bool offl = tp->offload_tsc != 0 &&
+			    pcr_clock_nic_valid(tp->port);
+		uint64_t upto = offl ? now_tsc + tp->offload_tsc :
+				       now_tsc - tp->gran_tsc + 1;
+
+		n = pcr_wheel_dequeue_burst(tp->wheel, upto,
 					    tp->pend + tp->n_pend,
 					    PCR_TX_BURST - tp->n_pend);
 		if (n != 0) {
 			if (tp->n_pend == 0)
 				tp->stuck_since = now_tsc;
-			tx_take(tp, tp->n_pend, n);
+			tx_take(tp, tp->n_pend, n, now_tsc, offl);
 			tp->n_pend += n;
 		}
 	}
@@ -360,6 +378,8 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 			rest * sizeof(tp->pend_len[0]));
 		memmove(tp->pend_flow, tp->pend_flow + sent,
 			rest * sizeof(tp->pend_flow[0]));
+		memmove(tp->pend_offl, tp->pend_offl + sent,
+			rest * sizeof(tp->pend_offl[0]));
 		tp->n_pend = rest;
 		tp->stuck_since = tx_tsc;
 	} else if (tx_tsc - tp->stuck_since > tp->hold_tsc) {
@@ -430,11 +450,15 @@ pcr_worker_main(void *arg)
 	unsigned int i;
 	bool tx_done = !(lc->roles & PCR_ROLE_TX);
 
+	rte_rcu_qsbr_thread_register(pcr_app.qsbr, lc->lcore_id);
+	rte_rcu_qsbr_thread_online(pcr_app.qsbr, lc->lcore_id);
 	__atomic_store_n(&lc->running, true, __ATOMIC_RELEASE);
 	for (;;) {
 		uint32_t st = __atomic_load_n(&pcr_app.state, __ATOMIC_ACQUIRE);
 		uint64_t now;
 
+		/* between bursts: nothing published is held across here */
+		rte_rcu_qsbr_quiescent(pcr_app.qsbr, lc->lcore_id);
 		pcr_sync_point(lc);
 		if (st == PCR_STOP)
 			break;
@@ -473,6 +497,8 @@ pcr_worker_main(void *arg)
 			rte_pause(); /* until the control lcore says PCR_STOP */
 		}
 	}
+	rte_rcu_qsbr_thread_offline(pcr_app.qsbr, lc->lcore_id);
+	rte_rcu_qsbr_thread_unregister(pcr_app.qsbr, lc->lcore_id);
 	__atomic_store_n(&lc->running, false, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -178,6 +178,8 @@ test_tx_budget_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
 	return k;
 }
 
+static void port_clock_setup(struct pcr_app *a, uint16_t p);
+
 static void
 port_setup(struct pcr_app *a, uint16_t p)
 {
@@ -193,6 +195,17 @@ port_setup(struct pcr_app *a, uint16_t p)
 	rc = rte_eth_dev_info_get(p, &info);
 	if (rc != 0)
 		fatal("port %u: cannot read device info: %s", p, strerror(-rc));
+	pt->tx_offload_capa = (info.tx_offload_capa &
+			       RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP) != 0;
+	if (pt->tx_offload_capa && a->cfg.offload_horizon_us != 0) {
+		if (a->ts_field < 0 &&
+		    rte_mbuf_dyn_tx_timestamp_register(&a->ts_field,
+						       &a->ts_flag) != 0)
+			fatal("cannot register the Tx timestamp dynamic field: %s",
+			      rte_strerror(rte_errno));
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP;
+		pt->tx_offload = true;
+	}
 	if (pt->nb_rxq > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =
@@ -229,6 +242,7 @@ port_setup(struct pcr_app *a, uint16_t p)
 	if (rc != 0)
 		fatal("port %u: start failed: %s", p, strerror(-rc));
 	pt->started = true;
+	port_clock_setup(a, p);
 	/* a bump in the wire forwards every frame, whatever its address */
 	rc = rte_eth_promiscuous_enable(p);
 	if (rc != 0 && rc != -ENOTSUP)
@@ -236,30 +250,60 @@ port_setup(struct pcr_app *a, uint16_t p)
 			strerror(-rc));
 }
 
+/* Rates (RCU-published, see control.c) and the shared policies' state. */
 static void
-policies_init(struct pcr_app *a, uint16_t p)
+policies_init(struct pcr_app *a)
 {
-	const struct pcr_config *c = &a->cfg;
-	struct pcr_port *pt = &a->ports[p];
 	uint64_t now = pcr_fine(rte_rdtsc(), a->epoch_tsc);
-	uint64_t burst = c->burst + c->wire_overhead;
-	uint64_t agg = c->port_rate_set[p] ? c->port_rate_bps[p] : c->rate_bps;
+	size_t sz = rte_rcu_qsbr_get_memsize(RTE_MAX_LCORE);
 	unsigned int i;
+	uint16_t p;
+	int rc;
 
-	if (pcr_rate_init(&pt->agg.rate, agg, burst, a->tsc_hz) != 0)
-		fatal("port %u: rate %" PRIu64 " out of range", p, agg);
-	pcr_policy_init(&pt->agg.pol, now);
-	for (i = 0; i < c->n_classes; i++) {
-		const struct pcr_class_conf *cl = &c->classes[i];
-		uint64_t fr = cl->flow_rate_set ? cl->flow_rate_bps :
-						  c->flow_rate_bps;
+	a->qsbr = rte_zmalloc("pcr_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (a->qsbr == NULL || rte_rcu_qsbr_init(a->qsbr, RTE_MAX_LCORE) != 0)
+		fatal("cannot set up RCU state for the workers");
+	rc = pcr_rates_publish(a);
+	if (rc != 0)
+		fatal("cannot derive the rates: %s", strerror(-rc));
+	for (p = 0; p < a->n_ports; p++) {
+		pcr_policy_init(&a->ports[p].agg.pol, now);
+		for (i = 0; i < a->cfg.n_classes; i++)
+			pcr_policy_init(&a->ports[p].cls[i].pol, now);
+	}
+}
 
-		if (pcr_rate_init(&pt->cls[i].rate, cl->rate_bps, burst,
-				  a->tsc_hz) != 0 ||
-		    pcr_rate_init(&pt->cls_flow_rate[i], fr, burst,
-				  a->tsc_hz) != 0)
-			fatal("class %s: rate out of range", cl->name);
-		pcr_policy_init(&pt->cls[i].pol, now);
+/* The port's clock and send-on-timestamp, once it has started. */
+static void
+port_clock_setup(struct pcr_app *a, uint16_t p)
+{
+	struct pcr_port *pt = &a->ports[p];
+	struct pcr_txport *tp = pt->tx;
+	int rc;
+
+	rc = pcr_clock_nic_enable(p, (unsigned int)a->cfg.nic_clock_bits);
+	pt->nic_clock = rc == 0;
+	if (rc != 0 && rc != -ENOTSUP)
+		fprintf(stderr, "pacer: port %u: NIC clock does not fit the TSC (%s)\n",
+			p, strerror(-rc));
+	if (pt->tx_offload && !pt->nic_clock) {
+		fprintf(stderr,
+			"pacer: port %u (%s): send-on-timestamp needs the NIC clock, which cannot be read: pacing in software\n",
+			p, pt->name);
+		pt->tx_offload = false;
+	}
+	if (pt->tx_offload) {
+		tp->ts_field = a->ts_field;
+		tp->ts_flag = a->ts_flag;
+		tp->offload_tsc = pcr_clock_ns_to_cycles(a->cfg.offload_horizon_us * 1000);
+		printf("pacer: port %u (%s): send-on-timestamp: the NIC holds packets up to %" PRIu64
+		       " us ahead of departure\n", p, pt->name, a->cfg.offload_horizon_us);
+	} else if (pt->tx_offload_capa) {
+		printf("pacer: port %u (%s): pacing in software (send-on-timestamp offered; --offload-horizon 0)\n",
+		       p, pt->name);
+	} else {
+		printf("pacer: port %u (%s): pacing in software (the PMD has no send-on-timestamp offload)\n",
+		       p, pt->name);
 	}
 }
 
@@ -442,6 +486,15 @@ control_loop(struct pcr_app *a)
 			snap = t;
 			next_stats += c->stats_period_s * a->tsc_hz;
 		}
+		/* TSC re-measured (and NIC clocks refitted) once a period;
+		 * rates follow the TSC's measured frequency */
+		if (pcr_clock_poll()) {
+			int rc = pcr_rates_publish(a);
+
+			if (rc != 0)
+				fprintf(stderr, "pacer: rates not re-derived for the new TSC frequency: %s\n",
+					strerror(-rc));
+		}
 		if (now >= next_refresh) {
 			uint64_t f = pcr_fine(now, a->epoch_tsc);
 			uint16_t p;
@@ -469,6 +522,7 @@ main(int argc, char **argv)
 		.align = __alignof__(struct pcr_flow *),
 	};
 	struct pcr_snapshot *fin;
+	struct pcr_clock_params clock_params;
 	unsigned int nb_mbufs, l;
 	int dd = -1, i, rc, eal_argc, status = EXIT_SUCCESS;
 	int64_t in_use;
@@ -537,9 +591,18 @@ main(int argc, char **argv)
 			"pacer: needs 2 lcores or more (e.g. -l 0,1): the main one for control, workers for RX/TX\n");
 		usage_exit_eal();
 	}
-	if (pcr_clock_init() != 0)
+	clock_params.calib_ms = (uint32_t)a->cfg.tsc_calib_ms;
+	clock_params.period_ms = (uint32_t)a->cfg.clock_period_ms;
+	clock_params.window = PCR_CLOCK_WINDOW_DEFAULT;
+	if (pcr_clock_init(&clock_params) != 0)
 		fatal("no TSC frequency");
 	a->tsc_hz = pcr_clock_tsc_hz();
+	a->ts_field = -1;
+	printf("pacer: TSC %" PRIu64 " Hz, measured over %" PRIu64
+	       " ms against CLOCK_MONOTONIC_RAW; the EAL's estimate is %" PRIu64
+	       " Hz (tsc_ppm %+.1f)\n",
+	       a->tsc_hz, a->cfg.tsc_calib_ms, pcr_clock_tsc_hz_eal(),
+	       pcr_clock_tsc_ppm());
 	a->start_tsc = a->epoch_tsc = rte_rdtsc();
 	a->n_ports = n;
 	for (p = 0; p < n; p++) {
@@ -569,10 +632,9 @@ main(int argc, char **argv)
 		      rte_strerror(rte_errno));
 
 	rte_mempool_mem_iter(a->pool, pool_prefault_cb, NULL);
-	for (p = 0; p < n; p++) {
+	for (p = 0; p < n; p++)
 		wheel_setup(a, p, nb_mbufs);
-		policies_init(a, p);
-	}
+	policies_init(a);
 	assign_lcores(a);
 	RTE_LCORE_FOREACH_WORKER(l) {
 		struct pcr_lcore *lc = a->lcores[l];
@@ -651,6 +713,9 @@ main(int argc, char **argv)
 	}
 	for (p = 0; p < n; p++)
 		rte_free(a->ports[p].tx);
+	pcr_rates_free(a);
+	rte_free(a->qsbr);
+	pcr_clock_fini();
 	rte_mempool_free(a->pool);
 	rte_eal_cleanup();
 	return status;

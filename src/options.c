@@ -71,6 +71,15 @@ static const struct opt_def opt_defs[] = {
 	  "age out flows idle for this long [3000]" },
 	{ "rxd", K_U64, OFF(rxd), 32, 32768, "N", "RX descriptors per queue [1024]" },
 	{ "txd", K_U64, OFF(txd), 32, 32768, "N", "TX descriptors per queue [1024]" },
+	{ "tsc-calib", K_U64, OFF(tsc_calib_ms), PCR_CLOCK_CALIB_MS_MIN,
+	  PCR_CLOCK_CALIB_MS_MAX, "MS",
+	  "measure the TSC against CLOCK_MONOTONIC_RAW for MS at start [100]" },
+	{ "clock-period", K_U64, OFF(clock_period_ms), 10, 60000, "MS",
+	  "re-measure the TSC (and fit NIC clocks) this often [1000]" },
+	{ "offload-horizon", K_U64, OFF(offload_horizon_us), 0, 1000000, "US",
+	  "hand packets to a NIC with send-on-timestamp this far ahead of departure, 0 = off [0]" },
+	{ "nic-clock-bits", K_U64, OFF(nic_clock_bits), 1, 64, "N",
+	  "width of the NIC clock counter rte_eth_read_clock() reads [64]" },
 };
 
 #define N_OPTS RTE_DIM(opt_defs)
@@ -93,6 +102,9 @@ pcr_options_defaults(struct pcr_config *c)
 	c->flow_idle_ms = 3000;
 	c->rxd = 1024;
 	c->txd = 1024;
+	c->tsc_calib_ms = PCR_CLOCK_CALIB_MS_DEFAULT;
+	c->clock_period_ms = PCR_CLOCK_PERIOD_MS_DEFAULT;
+	c->nic_clock_bits = 64;
 	c->max_port_named = -1;
 	snprintf(c->classes[0].name, sizeof(c->classes[0].name), "default");
 	c->classes[0].match.any = true;

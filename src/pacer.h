@@ -28,8 +28,10 @@
 #include <rte_hash.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
 
 #include "pcr_classify.h"
+#include "pcr_clock.h"
 #include "pcr_hist.h"
 #include "pcr_match.h"
 #include "pcr_policy.h"
@@ -76,6 +78,10 @@ struct pcr_config {
 	uint64_t max_flows;      /**< flow table entries per RX lcore */
 	uint64_t flow_idle_ms;   /**< idle flows older than this are aged */
 	uint64_t rxd, txd;       /**< descriptors per queue */
+	uint64_t tsc_calib_ms;   /**< TSC measurement window at start */
+	uint64_t clock_period_ms; /**< TSC re-measure / NIC fit period */
+	uint64_t offload_horizon_us; /**< send-on-timestamp lead, 0 = off */
+	uint64_t nic_clock_bits; /**< NIC clock counter width */
 	/** classes[0] is "default"; the others in file order. */
 	struct pcr_class_conf classes[PCR_MAX_CLASSES];
 	unsigned int n_classes;
@@ -114,11 +120,23 @@ struct pcr_flow {
 	bool in_use;         /**< a table entry (not an overflow one) */
 } __rte_cache_aligned;
 
-/** A policy with its rate, one cache line each (shared by RX lcores). */
+/** A policy shared by the RX lcores, a cache line each. */
 struct pcr_shared_policy {
 	struct pcr_policy pol;
-	struct pcr_rate rate;
 } __rte_cache_aligned;
+
+/**
+ * The rates of one egress port, turned into TSC terms. Read-only once
+ * published; replaced whole (pcr_rates_publish()) when a rate or the
+ * measured TSC frequency changes, and reclaimed with rte_rcu_qsbr once
+ * every worker has passed a quiescent point.
+ */
+struct pcr_rates {
+	uint64_t tsc_hz;       /**< the frequency they were derived with */
+	struct pcr_rate agg;
+	struct pcr_rate cls[PCR_MAX_CLASSES];
+	struct pcr_rate cls_flow[PCR_MAX_CLASSES];
+};
 
 /** Counters of one port kept by one lcore (single writer). */
 struct pcr_lstats {
@@ -152,6 +170,7 @@ struct pcr_txport {
 	uint64_t pend_dep[PCR_TX_BURST];
 	uint32_t pend_len[PCR_TX_BURST];
 	struct pcr_flow *pend_flow[PCR_TX_BURST];
+	bool pend_offl[PCR_TX_BURST]; /**< stamped for the NIC to hold */
 	unsigned int n_pend;
 	uint64_t stuck_since;    /**< TSC of the last progress while pending */
 	/* counters (single writer: the TX lcore) */
@@ -161,10 +180,15 @@ struct pcr_txport {
 	uint64_t tx_drop;
 	uint64_t tx_late;        /**< sent more than two slots late */
 	uint64_t tx_early;       /**< sent before departure: must stay 0 */
+	uint64_t tx_offloaded;   /**< handed to the NIC to send at its time */
 	uint64_t drop_wheel[PCR_WHEEL_DROP_MAX];
 	uint64_t drop_shutdown;
 	struct pcr_class_stats cls[PCR_MAX_CLASSES];
 	struct pcr_hist err;     /**< departure error, TSC cycles */
+	/* send-on-timestamp: 0 = pacing in software */
+	uint64_t offload_tsc;    /**< hand over this many cycles early */
+	int ts_field;            /**< Tx timestamp dynfield offset */
+	uint64_t ts_flag;        /**< its dynflag */
 } __rte_cache_aligned;
 
 /** Per port, set up at start and then read-only except the policies. */
@@ -174,10 +198,13 @@ struct pcr_port {
 	uint16_t nb_rxq;
 	bool started;
 	char name[RTE_ETH_NAME_MAX_LEN];
+	bool tx_offload;         /**< send-on-timestamp enabled */
+	bool tx_offload_capa;    /**< the PMD offers it */
+	bool nic_clock;          /**< rte_eth_read_clock() works: fitted */
 	struct pcr_txport *tx;   /**< this port as an egress */
+	struct pcr_rates *rates; /**< RCU: __atomic_load_n(ACQUIRE) */
 	struct pcr_shared_policy agg;
 	struct pcr_shared_policy cls[PCR_MAX_CLASSES];
-	struct pcr_rate cls_flow_rate[PCR_MAX_CLASSES];
 };
 
 struct pcr_rxq {
@@ -231,11 +258,15 @@ struct pcr_app {
 	uint64_t start_tsc;
 	int flow_dynfield;
 	int dep_dynfield;
+	int ts_field;            /**< Tx timestamp dynfield, -1 = none */
+	uint64_t ts_flag;
 	struct rte_mempool *pool;
 	uint16_t n_ports;
 	struct pcr_port ports[PCR_MAX_PORTS];
 	struct pcr_lcore *lcores[RTE_MAX_LCORE];
 	unsigned int n_workers;
+	struct rte_rcu_qsbr *qsbr; /**< workers report quiescent per loop */
+	uint64_t rates_published; /**< rate sets replaced since start */
 	uint32_t state;          /**< enum pcr_state, atomic */
 	uint32_t sync_req;       /**< snapshot handshake */
 	uint32_t sync_rel;
@@ -249,6 +280,21 @@ pcr_flow_field(struct rte_mbuf *m)
 	return RTE_MBUF_DYNFIELD(m, pcr_app.flow_dynfield, struct pcr_flow **);
 }
 
+/* control.c: changes made while the workers run */
+
+/** Derive port @p p's rates from the configuration and the TSC frequency
+ *  now measured. @return 0, or -ERANGE naming nothing (caller reports). */
+int pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r);
+/**
+ * Replace every port's rates by ones derived afresh; the old ones are
+ * freed once every worker has passed a quiescent point. Control lcore.
+ * Packets already queued keep their departure times.
+ * @return 0, or -ENOMEM / -ERANGE (nothing changed).
+ */
+int pcr_rates_publish(struct pcr_app *a);
+/** Free the published rates (at exit, workers stopped). */
+void pcr_rates_free(struct pcr_app *a);
+
 /* dataplane.c */
 int pcr_worker_main(void *arg);
 void pcr_wheel_drop_cb(struct rte_mbuf *m, enum pcr_wheel_drop_reason r,
@@ -260,7 +306,7 @@ void pcr_flowtab_free(struct pcr_flowtab *ft);
 struct pcr_port_snap {
 	uint64_t rx_packets, rx_bytes;
 	uint64_t rx_nombuf, rx_missed; /**< from the PMD */
-	uint64_t tx_packets, tx_bytes, tx_retry, tx_late, tx_early;
+	uint64_t tx_packets, tx_bytes, tx_retry, tx_late, tx_early, tx_offloaded;
 	uint64_t queued, pending;
 	uint64_t drop_horizon, drop_flow_limit, drop_spill, drop_no_mbuf,
 		drop_tx, drop_shutdown, drop_inbox, drop_wheel_nomem,

@@ -75,6 +75,17 @@ conserved() {
         'all(p["early"] == 0 for p in d["ports"])'
 }
 
+# pcap_scale FILE.json: the factor that turns net_pcap's output timestamps
+# into measured time. net_pcap stamps what it writes from the TSC with the
+# EAL's frequency estimate (rte_get_timer_hz()), while pacer paces with the
+# frequency it measured against CLOCK_MONOTONIC_RAW (tsc_hz); the two differ
+# by tsc_ppm (about -1480 ppm on the machine this was written on). So a
+# net_pcap capture can judge pacing only in TSC terms, and cannot judge the
+# TSC measurement itself (test_clock_wire.sh does, with kernel timestamps).
+pcap_scale() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(repr(d["tsc_hz_eal"] / d["tsc_hz"]))' "$1"
+}
+
 # same_frames A.pcap B.pcap: the two captures hold the same frames, byte for
 # byte, in the same order (timestamps aside).
 same_frames() {

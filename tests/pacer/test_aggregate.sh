@@ -15,7 +15,7 @@ run_pacer a $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") \
 conserved "$tmp/a.json"
 expect "$tmp/a.json" 'd["ports"][0]["tx_packets"] == 2000' \
     'd["ports"][0]["flows_new"] == 100'
-"$stat" --json "$tmp/out.pcap" >"$tmp/s.json"
+"$stat" --json --time-scale "$(pcap_scale "$tmp/a.json")" "$tmp/out.pcap" >"$tmp/s.json"
 expect "$tmp/s.json" 'd["packets"] == 2000' 'd["flow_count"] == 100' \
     'abs(d["rate_bps"] - 20e6) <= 0.01 * 20e6' \
     'all(abs(f["rate_bps"] - 2e5) <= 0.05 * 2e5 for f in d["flows"])' \

@@ -38,7 +38,7 @@ for lcores in 0,1 0,1,2; do
     fi
     for pair in "a 1 20e6" "b 0 10e6"; do
         set -- $pair
-        "$stat" --json "$out/$2.pcap" >"$out/$2.json"
+        "$stat" --json --time-scale "$(pcap_scale "$out/s.json")" "$out/$2.pcap" >"$out/$2.json"
         expect "$out/$2.json" "abs(d['rate_bps'] - $3) <= 0.01 * $3"
         same_frames "$tmp/$1.pcap" "$out/$2.pcap" || fail "-l $lcores: $1 -> port $2: frames differ"
     done
