@@ -339,11 +339,12 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 
 	if (tp->n_pend < PCR_TX_BURST) {
 		/* a slot leaves once its end has passed: never early; with
-		 * send-on-timestamp, up to the offload horizon ahead */
+		 * send-on-timestamp, once its end is within the offload
+		 * horizon (the NIC holds the packets until their time) */
 		bool offl = tp->offload_tsc != 0 &&
 			    pcr_clock_nic_valid(tp->port);
-		uint64_t upto = offl ? now_tsc + tp->offload_tsc :
-				       now_tsc - tp->gran_tsc + 1;
+		uint64_t upto = (offl ? now_tsc + tp->offload_tsc : now_tsc) -
+				tp->gran_tsc + 1;
 
 		n = pcr_wheel_dequeue_burst(tp->wheel, upto,
 					    tp->pend + tp->n_pend,
