@@ -594,15 +594,20 @@ main(int argc, char **argv)
 	clock_params.calib_ms = (uint32_t)a->cfg.tsc_calib_ms;
 	clock_params.period_ms = (uint32_t)a->cfg.clock_period_ms;
 	clock_params.window = PCR_CLOCK_WINDOW_DEFAULT;
+	clock_params.use_eal = !a->cfg.tsc_measure;
 	if (pcr_clock_init(&clock_params) != 0)
 		fatal("no TSC frequency");
 	a->tsc_hz = pcr_clock_tsc_hz();
 	a->ts_field = -1;
-	printf("pacer: TSC %" PRIu64 " Hz, measured over %" PRIu64
-	       " ms against CLOCK_MONOTONIC_RAW; the EAL's estimate is %" PRIu64
-	       " Hz (tsc_ppm %+.1f)\n",
-	       a->tsc_hz, a->cfg.tsc_calib_ms, pcr_clock_tsc_hz_eal(),
-	       pcr_clock_tsc_ppm());
+	if (a->cfg.tsc_measure)
+		printf("pacer: TSC %" PRIu64 " Hz, measured over %" PRIu64
+		       " ms against CLOCK_MONOTONIC_RAW; the EAL's estimate is %" PRIu64
+		       " Hz (tsc_ppm %+.1f)\n",
+		       a->tsc_hz, a->cfg.tsc_calib_ms, pcr_clock_tsc_hz_eal(),
+		       pcr_clock_tsc_ppm());
+	else
+		printf("pacer: TSC %" PRIu64 " Hz, the EAL's estimate (--tsc-measure no); measured: tsc_ppm %+.1f\n",
+		       a->tsc_hz, pcr_clock_tsc_ppm());
 	a->start_tsc = a->epoch_tsc = rte_rdtsc();
 	a->n_ports = n;
 	for (p = 0; p < n; p++) {

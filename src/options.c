@@ -74,6 +74,8 @@ static const struct opt_def opt_defs[] = {
 	{ "tsc-calib", K_U64, OFF(tsc_calib_ms), PCR_CLOCK_CALIB_MS_MIN,
 	  PCR_CLOCK_CALIB_MS_MAX, "MS",
 	  "measure the TSC against CLOCK_MONOTONIC_RAW for MS at start [100]" },
+	{ "tsc-measure", K_BOOL, OFF(tsc_measure), 0, 0, "yes|no",
+	  "pace with the measured TSC frequency (no: the EAL's estimate, still measured and reported) [yes]" },
 	{ "clock-period", K_U64, OFF(clock_period_ms), 10, 60000, "MS",
 	  "re-measure the TSC (and fit NIC clocks) this often [1000]" },
 	{ "offload-horizon", K_U64, OFF(offload_horizon_us), 0, 1000000, "US",
@@ -103,6 +105,7 @@ pcr_options_defaults(struct pcr_config *c)
 	c->rxd = 1024;
 	c->txd = 1024;
 	c->tsc_calib_ms = PCR_CLOCK_CALIB_MS_DEFAULT;
+	c->tsc_measure = true;
 	c->clock_period_ms = PCR_CLOCK_PERIOD_MS_DEFAULT;
 	c->nic_clock_bits = 64;
 	c->max_port_named = -1;

@@ -79,6 +79,7 @@ struct pcr_config {
 	uint64_t flow_idle_ms;   /**< idle flows older than this are aged */
 	uint64_t rxd, txd;       /**< descriptors per queue */
 	uint64_t tsc_calib_ms;   /**< TSC measurement window at start */
+	bool tsc_measure;        /**< pace with the measured frequency */
 	uint64_t clock_period_ms; /**< TSC re-measure / NIC fit period */
 	uint64_t offload_horizon_us; /**< send-on-timestamp lead, 0 = off */
 	uint64_t nic_clock_bits; /**< NIC clock counter width */

@@ -25,9 +25,15 @@ RTE_LOG_REGISTER(pcr_clock_logtype, pacer.clock, NOTICE);
 #define CLOCK_TRIES 5
 /* Samples taken by pcr_clock_init() and pcr_clock_nic_enable(). */
 #define CLOCK_START_SAMPLES 16
-/* NIC fit: samples kept, and the time the start-up samples span. */
+/*
+ * NIC fit: samples kept, the time the start-up samples span, and the first
+ * refresh interval, doubled at each refresh up to the period: a fit from
+ * 20 ms of samples has a slope good to some tens of ppm (its conversions
+ * drift by that much per second), so the first refreshes come soon.
+ */
 #define NIC_WINDOW 32
-#define NIC_START_NS 4000000u
+#define NIC_START_NS 20000000u
+#define NIC_FIRST_STEP_NS 10000000u
 /* A measured TSC this far from the EAL's figure is not believed. */
 #define CLOCK_SANE_PPM 50000.0
 /* Outliers: beyond this many robust standard deviations. */
@@ -165,6 +171,8 @@ static struct {
 	double hz_fit;
 	uint64_t updates;
 	uint64_t next_ns;         /* monotonic time of the next sample */
+	uint64_t nic_next_ns;     /* ... of the next NIC samples */
+	uint64_t nic_step_ns;
 	bool init;
 } tsc;
 
@@ -206,6 +214,7 @@ pcr_clock_params_default(struct pcr_clock_params *p)
 	p->calib_ms = PCR_CLOCK_CALIB_MS_DEFAULT;
 	p->period_ms = PCR_CLOCK_PERIOD_MS_DEFAULT;
 	p->window = PCR_CLOCK_WINDOW_DEFAULT;
+	p->use_eal = false;
 }
 
 int
@@ -254,8 +263,11 @@ pcr_clock_init(const struct pcr_clock_params *p)
 			  hz, ppm, tsc.hz_eal);
 		tsc.tr.n = 0;
 		tsc.tr.head = 0;
+		tsc.hz_fit = 0;
 		hz = (double)tsc.hz_eal;
 	}
+	if (tsc.p.use_eal)
+		hz = (double)tsc.hz_eal;
 	__atomic_store_n(&tsc.hz, (uint64_t)llround(hz), __ATOMIC_RELEASE);
 	tsc.next_ns = pcr_clock_src_mono_ns() + (uint64_t)tsc.p.period_ms * 1000000u;
 	tsc.init = true;
@@ -271,15 +283,22 @@ pcr_clock_poll(void)
 	uint64_t now = pcr_clock_src_mono_ns(), pub;
 	double hz;
 
-	if (!tsc.init || (int64_t)(now - tsc.next_ns) < 0)
+	if (!tsc.init)
+		return false;
+	if (tsc.nic_step_ns != 0 && (int64_t)(now - tsc.nic_next_ns) >= 0) {
+		nic_poll_all();
+		tsc.nic_step_ns = RTE_MIN(2 * tsc.nic_step_ns,
+					  (uint64_t)tsc.p.period_ms * 1000000u);
+		tsc.nic_next_ns = now + tsc.nic_step_ns;
+	}
+	if ((int64_t)(now - tsc.next_ns) < 0)
 		return false;
 	tsc.next_ns = now + (uint64_t)tsc.p.period_ms * 1000000u;
-	nic_poll_all();
 	tsc_sample(&s);
 	track_add(&tsc.tr, &s);
 	hz = tsc_refit();
 	pub = __atomic_load_n(&tsc.hz, __ATOMIC_RELAXED);
-	if (hz == 0 ||
+	if (hz == 0 || tsc.p.use_eal ||
 	    fabs(hz - (double)tsc.hz_eal) / (double)tsc.hz_eal * 1e6 > CLOCK_SANE_PPM ||
 	    fabs(hz - (double)pub) / (double)pub * 1e9 <= PCR_CLOCK_REPUBLISH_PPB)
 		return false;
@@ -306,8 +325,9 @@ double
 pcr_clock_tsc_ppm(void)
 {
 	double eal = (double)pcr_clock_tsc_hz_eal();
+	double hz = tsc.hz_fit != 0 ? tsc.hz_fit : (double)pcr_clock_tsc_hz();
 
-	return eal == 0 ? 0 : ((double)pcr_clock_tsc_hz() - eal) / eal * 1e6;
+	return eal == 0 ? 0 : (hz - eal) / eal * 1e6;
 }
 
 uint64_t
@@ -449,6 +469,8 @@ pcr_clock_nic_enable(uint16_t port, unsigned int bits)
 	if (rc != 0)
 		return rc;
 	c->enabled = true;
+	tsc.nic_step_ns = NIC_FIRST_STEP_NS;
+	tsc.nic_next_ns = pcr_clock_src_mono_ns() + NIC_FIRST_STEP_NS;
 	return 0;
 }
 

@@ -13,8 +13,8 @@
  * The fast path counts time in TSC cycles. What a cycle is worth comes
  * from here, not from the EAL: the EAL estimates the TSC frequency once
  * at start and rounds it to 10 MHz (on the machine this was written on it
- * says 2.6 GHz for a TSC that runs at 2.596157 GHz, 1480 ppm off, which
- * would be 1480 ppm of rate error on every policy). pcr_clock_init()
+ * says 2.6 GHz for a TSC that runs at 2.596136 GHz, 1486 ppm off, which
+ * would be 1486 ppm of rate error on every policy). pcr_clock_init()
  * measures the frequency against CLOCK_MONOTONIC_RAW over a short window;
  * pcr_clock_poll(), called periodically from the control lcore, adds a
  * sample each period and refits over a sliding window of samples, so the
@@ -92,6 +92,8 @@ struct pcr_clock_params {
 	uint32_t calib_ms;   /**< start-up measurement window [100] */
 	uint32_t period_ms;  /**< one more sample this often [1000] */
 	uint32_t window;     /**< samples kept for the running fit [64] */
+	bool use_eal;        /**< measure and report, but pace with the
+			      *   EAL's estimate (for comparison) [false] */
 };
 
 #define PCR_CLOCK_CALIB_MS_DEFAULT 100
@@ -128,7 +130,7 @@ uint64_t pcr_clock_tsc_hz(void);
 /** The EAL's own estimate (rte_get_tsc_hz()). */
 uint64_t pcr_clock_tsc_hz_eal(void);
 
-/** (measured - EAL) / EAL, in parts per million. */
+/** (measured - EAL) / EAL, in parts per million (the latest fit). */
 double pcr_clock_tsc_ppm(void);
 
 /** Cycles to nanoseconds with the current frequency. */

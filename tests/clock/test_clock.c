@@ -276,6 +276,28 @@ test_tsc_params(void **state)
 	assert_int_equal(pcr_clock_init(NULL), -ENODEV);
 }
 
+/* use_eal: measured and reported, but the EAL's figure is what rates use. */
+static void
+test_tsc_use_eal(void **state)
+{
+	struct pcr_clock_params p;
+	unsigned int i;
+
+	(void)state;
+	sim_reset(15, 2500000000u, 500);
+	pcr_clock_params_default(&p);
+	p.use_eal = true;
+	assert_int_equal(pcr_clock_init(&p), 0);
+	assert_int_equal(pcr_clock_tsc_hz(), 2500000000u);
+	assert_true(fabs(pcr_clock_tsc_ppm() - 500) < 10);
+	for (i = 0; i < 5; i++) {
+		sim.ns += 1e9;
+		assert_false(pcr_clock_poll());
+	}
+	assert_int_equal(pcr_clock_tsc_hz(), 2500000000u);
+	assert_true(fabs(pcr_clock_tsc_ppm() - 500) < 1);
+}
+
 /* Not believed: a measurement 20 % from the EAL keeps the EAL's figure. */
 static void
 test_tsc_insane(void **state)
@@ -469,6 +491,7 @@ main(void)
 		cmocka_unit_test(test_fit_degenerate),
 		cmocka_unit_test(test_tsc_500ppm),
 		cmocka_unit_test(test_tsc_params),
+		cmocka_unit_test(test_tsc_use_eal),
 		cmocka_unit_test(test_tsc_insane),
 		cmocka_unit_test(test_tsc_tracks_drift),
 		cmocka_unit_test(test_nic_64bit_wrap),

@@ -9,9 +9,10 @@
 # bytes at 10 mbit/s each (1211.2 us apart), --offload-horizon 500 us:
 #  - every packet not yet due when handed over carries the Tx timestamp
 #    flag, and its stamp is its departure time in NIC time through the fit
-#    (within 100 ticks = 250 TSC cycles of the exact conversion);
+#    (within 50 ticks = 125 TSC cycles of the exact conversion);
 #  - none is handed over more than 500 us before its departure; one due
-#    already goes unflagged;
+#    already goes unflagged (the first of each flow, and any the TX lcore
+#    reached late because it lost its CPU: at least 90 % are offloaded);
 #  - the plain pacer on the same vdev says it paces in software.
 source "$(dirname "$0")/lib.sh"
 double=$4
@@ -53,11 +54,13 @@ recs = [tuple(int(x) for x in l.split()) for l in lines[1:] if l]
 assert len(recs) == 600, len(recs)
 flagged = [r for r in recs if r[3]]
 bad = []
+worst = 0
 for port, hand, dep, flag, stamp in recs:
     if flag:
         want = (nic0 + (dep - tsc0) * num // den) % 2**64
         err = (stamp - want + 2**63) % 2**64 - 2**63
-        if abs(err) > 100:
+        worst = max(worst, abs(err))
+        if abs(err) > 50:
             bad.append(("stamp off by %d ticks" % err, hand, dep))
         if hand < dep - horizon - 100:
             bad.append(("handed over %.1f us early" % ((dep - hand) / d["tsc_hz"] * 1e6), hand, dep))
@@ -66,7 +69,7 @@ for port, hand, dep, flag, stamp in recs:
 if bad:
     print("FAIL:", len(bad), "bad records, e.g.", bad[:5])
     sys.exit(1)
-if len(flagged) != p["offloaded"] or len(flagged) < 590:
+if len(flagged) != p["offloaded"] or len(flagged) < 540:
     print("FAIL: %d flagged, pacer counted %d offloaded" % (len(flagged), p["offloaded"]))
     sys.exit(1)
 stamps = [r[4] for r in flagged]
@@ -74,7 +77,7 @@ if not (min(stamps) < 2**62 and max(stamps) > 2**64 - 2**62):
     print("FAIL: the NIC clock did not wrap during the run")
     sys.exit(1)
 lead = sorted((r[2] - r[1]) / d["tsc_hz"] * 1e6 for r in flagged)
-print("ok: %d of 600 offloaded, stamps exact within 100 ticks across the NIC clock's wrap, "
+print("ok: %d of 600 offloaded, stamps within %d ticks (bound 50) of the exact conversion across the NIC clock's wrap, "
       "hand-over lead p50 %.0f us max %.0f us (horizon 500 us)" %
-      (len(flagged), lead[len(lead) // 2], lead[-1]))
+      (len(flagged), worst, lead[len(lead) // 2], lead[-1]))
 PY
