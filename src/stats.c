@@ -295,7 +295,7 @@ pcr_stats_print_final(const struct pcr_snapshot *s, FILE *f)
 		pcr_clock_info_get(&ci);
 		fprintf(f,
 			"\nclock: TSC %" PRIu64 " Hz measured (EAL %" PRIu64
-			" Hz, tsc_ppm %+.1f), fit residual %.0f ns over %u samples spanning %.1f s, %" PRIu64
+			" Hz, tsc_ppm %+.1f), fit residual %.1f ns over %u samples spanning %.1f s, %" PRIu64
 			" update(s)\n",
 			ci.tsc_hz, ci.tsc_hz_eal, ci.tsc_ppm, ci.rms_ns,
 			ci.samples, (double)ci.span_ns / 1e9, ci.updates);
