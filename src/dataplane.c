@@ -82,14 +82,14 @@ pcr_flowtab_free(struct pcr_flowtab *ft)
 	rte_free(ft);
 }
 
+/* The first live class whose rule fits, in file order; else default. */
 static uint16_t
-classify_flow(const struct pcr_flow_key *k)
+classify_flow(const struct pcr_classtab *ct, const struct pcr_flow_key *k)
 {
-	const struct pcr_config *c = &pcr_app.cfg;
 	unsigned int i;
 
-	for (i = 1; i < c->n_classes; i++)
-		if (pcr_match_key(&c->classes[i].match, k))
+	for (i = 1; i < ct->n; i++)
+		if (ct->live[i] && pcr_match_key(&ct->match[i], k))
 			return (uint16_t)i;
 	return 0;
 }
@@ -97,7 +97,8 @@ classify_flow(const struct pcr_flow_key *k)
 /* A flow not in the table yet (or added earlier in this burst). */
 static struct pcr_flow *
 flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
-	     const struct pcr_flow_key *k, uint16_t egress, uint64_t now)
+	     const struct pcr_classtab *ct, const struct pcr_flow_key *k,
+	     uint16_t egress, uint64_t now)
 {
 	struct pcr_flow *f;
 	int32_t pos;
@@ -107,7 +108,7 @@ flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 		return &ft->flows[pos];
 	pos = rte_hash_add_key(ft->h, k);
 	if (unlikely(pos < 0)) {
-		uint16_t cls = classify_flow(k);
+		uint16_t cls = classify_flow(ct, k);
 
 		st->flow_table_full++;
 		f = &ft->overflow[cls];
@@ -116,7 +117,8 @@ flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 	f = &ft->flows[pos];
 	memset(f, 0, sizeof(*f));
 	f->in_use = true;
-	f->class_id = classify_flow(k);
+	f->class_id = classify_flow(ct, k);
+	f->class_gen = ct->gen;
 	f->egress = egress;
 	pcr_policy_init((struct pcr_policy *)&f->full, now);
 	st->flows_new++;
@@ -172,11 +174,13 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 	int32_t pos[PCR_RX_BURST];
 	struct pcr_port *eg = &pcr_app.ports[q->egress];
 	const struct pcr_rates *rs;
+	const struct pcr_classtab *ct;
 	struct pcr_lstats *in_st = &lc->st[q->port];
 	struct pcr_lstats *eg_st = &lc->st[q->egress];
 	const struct pcr_config *c = &pcr_app.cfg;
 	struct pcr_flowtab *ft = lc->ft;
-	uint64_t now_tsc, now;
+	uint64_t now_tsc, now, flow_limit, horizon_tsc, limit;
+	bool drop_beyond;
 	unsigned int i, k = 0, sent;
 	uint16_t n;
 
@@ -187,6 +191,11 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 	now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
 	/* held until this lcore's next quiescent report (RCU) */
 	rs = __atomic_load_n(&eg->rates, __ATOMIC_ACQUIRE);
+	/* the furthest departure the wheel takes, less two slots of margin */
+	horizon_tsc = __atomic_load_n(&eg->tx->rx_horizon_tsc, __ATOMIC_RELAXED);
+	drop_beyond = horizon_tsc != 0;
+	limit = now + (horizon_tsc << PCR_FINE_SHIFT);
+	ct = __atomic_load_n(&pcr_app.classtab, __ATOMIC_ACQUIRE);
 
 	pcr_classify_parse_burst(pkts, n, info);
 	for (i = 0; i < n; i++)
@@ -200,19 +209,25 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		uint32_t bytes = rte_pktmbuf_pkt_len(m);
 		struct pcr_flow *f;
 		const struct pcr_rate *fr, *cr;
-		uint64_t dep = now, fcost = 0;
+		uint64_t dep = now, fcost;
 
 		in_st->rx_packets++;
 		in_st->rx_bytes += bytes;
 		in_st->classify[info[i].result]++;
 
 		f = pos[i] >= 0 ? &ft->flows[pos[i]] :
-				  flow_get_new(ft, eg_st, &info[i].key,
+				  flow_get_new(ft, eg_st, ct, &info[i].key,
 					       q->egress, now);
+		/* classes changed since this flow was matched */
+		if (unlikely(f->class_gen != ct->gen) && f->in_use) {
+			f->class_id = classify_flow(ct, &info[i].key);
+			f->class_gen = ct->gen;
+		}
 		f->last_seen = now_tsc;
-		if (c->flow_limit != 0 &&
-		    __atomic_load_n(&f->queued, __ATOMIC_RELAXED) >=
-			    c->flow_limit) {
+		flow_limit = __atomic_load_n(&c->flow_limit, __ATOMIC_RELAXED);
+		if (flow_limit != 0 &&
+		    pcr_q_pkts(__atomic_load_n(&f->queued, __ATOMIC_RELAXED)) >=
+			    flow_limit) {
 			eg_st->drop_flow_limit++;
 			rte_pktmbuf_free(m);
 			continue;
@@ -220,6 +235,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		bytes += (uint32_t)c->wire_overhead;
 
 		/* flow: private, advanced by the final departure below */
+		fcost = 0;
 		fr = &rs->cls_flow[f->class_id];
 		if (!pcr_rate_unlimited(fr)) {
 			fcost = pcr_rate_cost(fr, bytes);
@@ -227,30 +243,64 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		}
 		/* class and port aggregate: shared, each by its own time */
 		cr = &rs->cls[f->class_id];
-		if (!pcr_rate_unlimited(cr))
-			dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
-							&eg->cls[f->class_id].pol,
-							cr, now, bytes));
-		if (!pcr_rate_unlimited(&rs->agg))
-			dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
-							&eg->agg.pol, &rs->agg,
-							now, bytes));
+		if (drop_beyond) {
+			/* beyond the horizon: dropped here, charged to no
+			 * policy, so an overload cannot push them past it */
+			uint64_t d;
+
+			if (pcr_fine_after(dep, limit))
+				goto horizon;
+			if (!pcr_rate_unlimited(cr)) {
+				if (!pcr_policy_stamp_shared_within(
+					    &eg->cls[f->class_id].pol, cr, now,
+					    bytes, limit, &d))
+					goto horizon;
+				dep = pcr_fine_max(dep, d);
+			}
+			if (!pcr_rate_unlimited(&rs->agg)) {
+				if (!pcr_policy_stamp_shared_within(
+					    &eg->agg.pol, &rs->agg, now, bytes,
+					    limit, &d)) {
+					if (!pcr_rate_unlimited(cr))
+						pcr_policy_refund(&eg->cls[f->class_id].pol,
+								  cr, bytes);
+					goto horizon;
+				}
+				dep = pcr_fine_max(dep, d);
+			}
+		} else {
+			if (!pcr_rate_unlimited(cr))
+				dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
+						&eg->cls[f->class_id].pol, cr,
+						now, bytes));
+			if (!pcr_rate_unlimited(&rs->agg))
+				dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
+						&eg->agg.pol, &rs->agg, now,
+						bytes));
+		}
 		if (fcost != 0)
 			f->full = pcr_policy_after(f->full, dep, fcost);
 
-		__atomic_fetch_add(&f->queued, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&f->queued, pcr_q(rte_pktmbuf_pkt_len(m)),
+				   __ATOMIC_RELAXED);
 		*pcr_flow_field(m) = f;
 		/* fine -> TSC, rounded up: never earlier than the policies */
 		dep_tsc[k] = now_tsc + ((dep - now + (1u << PCR_FINE_SHIFT) - 1) >>
 					PCR_FINE_SHIFT);
 		fl[k] = f;
 		out[k++] = m;
+		continue;
+horizon:
+		eg_st->drop_horizon++;
+		rte_pktmbuf_free(m);
 	}
 	if (k == 0)
 		return;
 	sent = pcr_wheel_enqueue_burst(eg->tx->wheel, out, dep_tsc, k);
 	for (i = sent; i < k; i++) {
-		__atomic_fetch_sub(&fl[i]->queued, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&fl[i]->queued,
+				   pcr_q(rte_pktmbuf_pkt_len(out[i])),
+				   __ATOMIC_RELEASE);
 		eg_st->drop_inbox++;
 		rte_pktmbuf_free(out[i]);
 	}
@@ -282,15 +332,13 @@ tx_account(struct pcr_txport *tp, unsigned int i, uint64_t tx_tsc)
 	}
 	tp->cls[f->class_id].tx_packets++;
 	tp->cls[f->class_id].tx_bytes += len;
-	if (f->tx_packets == 0) {
+	if (f->tx_packets == 0)
 		f->first_tx_tsc = tx_tsc;
-		f->first_len = len;
-	}
 	f->tx_packets++;
 	f->tx_bytes += len;
 	f->last_tx_tsc = tx_tsc;
 	/* last touch: once 0, the RX lcore may age the flow out */
-	__atomic_fetch_sub(&f->queued, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&f->queued, pcr_q(len), __ATOMIC_RELEASE);
 }
 
 /* Drop the packets pending on @p tp, counted in @p ctr. */
@@ -300,8 +348,8 @@ tx_drop_pending(struct pcr_txport *tp, uint64_t *ctr)
 	unsigned int i;
 
 	for (i = 0; i < tp->n_pend; i++) {
-		__atomic_fetch_sub(&tp->pend_flow[i]->queued, 1,
-				   __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&tp->pend_flow[i]->queued,
+				   pcr_q(tp->pend_len[i]), __ATOMIC_RELEASE);
 		rte_pktmbuf_free(tp->pend[i]);
 	}
 	*ctr += tp->n_pend;
@@ -388,6 +436,19 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 	}
 }
 
+/* What the control lcore asked of this port's wheel (its consumer's job). */
+static inline void
+tx_port_requests(struct pcr_txport *tp)
+{
+	uint32_t r = __atomic_load_n(&tp->horizon_req, __ATOMIC_ACQUIRE);
+
+	if (likely(r == tp->horizon_done))
+		return;
+	tp->horizon_rc = pcr_wheel_set_horizon(tp->wheel, tp->horizon_ns,
+					       tp->horizon_policy);
+	__atomic_store_n(&tp->horizon_done, r, __ATOMIC_RELEASE);
+}
+
 /* Shutdown without draining: drop everything queued. */
 static void
 tx_port_drop_all(struct pcr_txport *tp)
@@ -400,7 +461,9 @@ tx_port_drop_all(struct pcr_txport *tp)
 		for (i = 0; i < n; i++) {
 			struct pcr_flow *f = *pcr_flow_field(m[i]);
 
-			__atomic_fetch_sub(&f->queued, 1, __ATOMIC_RELEASE);
+			__atomic_fetch_sub(&f->queued,
+					   pcr_q(rte_pktmbuf_pkt_len(m[i])),
+					   __ATOMIC_RELEASE);
 			rte_pktmbuf_free(m[i]);
 		}
 		tp->drop_shutdown += n;
@@ -425,7 +488,8 @@ pcr_wheel_drop_cb(struct rte_mbuf *m, enum pcr_wheel_drop_reason r, void *arg)
 	struct pcr_flow *f = *pcr_flow_field(m);
 
 	tp->drop_wheel[r]++;
-	__atomic_fetch_sub(&f->queued, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&f->queued, pcr_q(rte_pktmbuf_pkt_len(m)),
+			   __ATOMIC_RELEASE);
 	rte_pktmbuf_free(m);
 }
 
@@ -465,8 +529,10 @@ pcr_worker_main(void *arg)
 			break;
 		if (lc->roles & PCR_ROLE_RX) {
 			if (st == PCR_RUN) {
-				for (i = 0; i < lc->n_rxq; i++)
-					rx_queue_poll(lc, &lc->rxq[i]);
+				if (__atomic_load_n(&pcr_app.forwarding,
+						    __ATOMIC_ACQUIRE))
+					for (i = 0; i < lc->n_rxq; i++)
+						rx_queue_poll(lc, &lc->rxq[i]);
 				flowtab_age(lc, rte_rdtsc());
 			} else if (!lc->rx_stopped) {
 				__atomic_store_n(&lc->rx_stopped, true,
@@ -480,6 +546,8 @@ pcr_worker_main(void *arg)
 				tx_port_drop_all(lc->tx[i]);
 			tx_done = true;
 		} else if (!tx_done) {
+			for (i = 0; i < lc->n_tx; i++)
+				tx_port_requests(lc->tx[i]);
 			now = rte_rdtsc();
 			for (i = 0; i < lc->n_tx; i++)
 				tx_port_poll(lc->tx[i], now);

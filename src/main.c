@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
+#include "control.h"
 #include "pacer.h"
 #include "pcr_clock.h"
 
@@ -42,14 +44,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	signals_seen++;
-}
-
-static void
-sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 /* Usage errors after rte_eal_init(): undo it and exit 2. */
@@ -266,6 +260,9 @@ policies_init(struct pcr_app *a)
 	rc = pcr_rates_publish(a);
 	if (rc != 0)
 		fatal("cannot derive the rates: %s", strerror(-rc));
+	rc = pcr_classtab_publish(a);
+	if (rc != 0)
+		fatal("cannot set up the class table: %s", strerror(-rc));
 	for (p = 0; p < a->n_ports; p++) {
 		pcr_policy_init(&a->ports[p].agg.pol, now);
 		for (i = 0; i < a->cfg.n_classes; i++)
@@ -326,11 +323,15 @@ wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 	wp.tsc_hz = a->tsc_hz;
 	wp.start_tsc = rte_rdtsc();
 	wp.granularity_ns = a->cfg.slot_ns;
-	wp.horizon_ns = a->cfg.horizon_ms * 1000000ull;
+	wp.horizon_ns = pcr_wheel_horizon_ns(a->cfg.horizon_ms * 1000000ull,
+					     a->cfg.horizon_policy);
 	wp.horizon_policy = a->cfg.horizon_policy;
 	wp.max_queued = max_queued;
 	wp.drop_fn = pcr_wheel_drop_cb;
 	wp.drop_arg = tp;
+	if (wp.horizon_ns != a->cfg.horizon_ms * 1000000ull &&
+	    pcr_wheel_params_check(&wp, err, sizeof(err)) != 0)
+		wp.horizon_ns = a->cfg.horizon_ms * 1000000ull; /* no room */
 	if (pcr_wheel_params_check(&wp, err, sizeof(err)) != 0) {
 		fprintf(stderr, "pacer: --slot %" PRIu64 " / --horizon %" PRIu64 ": %s\n",
 			a->cfg.slot_ns, a->cfg.horizon_ms, err);
@@ -342,6 +343,8 @@ wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 		      p, pcr_wheel_memsize(&wp), rte_strerror(rte_errno));
 	tp->gran_tsc = (a->cfg.slot_ns * a->tsc_hz + 999999999ull) / 1000000000ull;
 	tp->hold_tsc = a->cfg.tx_hold_ms * (a->tsc_hz / 1000);
+	tp->rx_horizon_tsc = pcr_rx_horizon_tsc(tp, a->cfg.horizon_ms * 1000000u,
+						a->cfg.horizon_policy);
 	a->ports[p].tx = tp;
 }
 
@@ -431,6 +434,8 @@ control_loop(struct pcr_app *a)
 				      rte_rdtsc() + c->stats_period_s * a->tsc_hz :
 				      UINT64_MAX;
 	uint64_t next_refresh = rte_rdtsc() + a->tsc_hz;
+	bool script_running = c->cmdline_file[0] != '\0';
+	bool fwd_decided = false, quit_seen = false;
 	int handled = 0;
 
 	snap = malloc(sizeof(*snap));
@@ -440,24 +445,49 @@ control_loop(struct pcr_app *a)
 	pcr_stats_snapshot(prev);
 	for (;;) {
 		uint64_t now;
-		uint32_t st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
+		uint32_t st;
+		bool quit;
 
-		sleep_ms(2);
+		/* 2 ms, or less when a key is pressed at the prompt */
+		{
+			struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+
+			poll(&pfd, c->interactive && !script_running ? 1 : 0, 2);
+		}
+		pcr_ctl_lock();
+		if (script_running || c->interactive) {
+			script_running = pcr_cli_poll();
+			if (!script_running && !fwd_decided) {
+				/* after the script, -a (the default without -i) */
+				fwd_decided = true;
+				if (c->auto_start && !a->fwd_touched)
+					__atomic_store_n(&a->forwarding, true,
+							 __ATOMIC_RELEASE);
+			}
+		}
+		st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
 		now = rte_rdtsc();
-		if (signals_seen != handled) {
+		quit = __atomic_load_n(&a->quit, __ATOMIC_ACQUIRE);
+		if (signals_seen != handled || (quit && !quit_seen)) {
+			bool first = handled == 0 && !quit_seen;
+
 			handled = signals_seen;
-			if (handled == 1 && c->drain_on_exit && st == PCR_RUN) {
+			quit_seen = quit_seen || quit;
+			if (first && c->drain_on_exit && st == PCR_RUN) {
 				fprintf(stderr,
-					"pacer: signal: no longer receiving, sending what is queued on time (signal again to drop it)\n");
+					"pacer: %s: no longer receiving, sending what is queued on time (signal again to drop it)\n",
+					quit ? "quit" : "signal");
 				set_state(PCR_STOP_RX);
 			} else {
 				fprintf(stderr,
-					"pacer: signal: no longer receiving, dropping what is queued\n");
+					"pacer: %s: no longer receiving, dropping what is queued\n",
+					quit && handled == 0 ? "quit" : "signal");
 				set_state(PCR_STOP_DROP);
 			}
 			st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
 		}
-		if (st == PCR_RUN && c->exit_on_idle_ms != 0) {
+		if (st == PCR_RUN && c->exit_on_idle_ms != 0 && !script_running &&
+		    __atomic_load_n(&a->forwarding, __ATOMIC_ACQUIRE)) {
 			uint64_t rx = rx_total();
 
 			if (rx != last_rx) {
@@ -472,6 +502,7 @@ control_loop(struct pcr_app *a)
 		}
 		if (st != PCR_RUN && all_tx_done()) {
 			set_state(PCR_STOP);
+			pcr_ctl_unlock();
 			break;
 		}
 		if (now >= next_stats) {
@@ -507,6 +538,7 @@ control_loop(struct pcr_app *a)
 			}
 			next_refresh = now + a->tsc_hz;
 		}
+		pcr_ctl_unlock();
 	}
 	free(snap);
 	free(prev);
@@ -672,11 +704,22 @@ main(int argc, char **argv)
 	}
 	fflush(stdout);
 
+	if (pcr_cli_init(&a->cfg) != 0)
+		fatal("cannot set up the command line");
+	if (pcr_telemetry_init() != 0)
+		fatal("cannot register the telemetry commands");
+	/* with a script, forwarding waits for it (or its `start`) */
+	a->forwarding = a->cfg.auto_start && a->cfg.cmdline_file[0] == '\0';
 	RTE_LCORE_FOREACH_WORKER(l)
 		rte_eal_remote_launch(pcr_worker_main, a->lcores[l], l);
 
 	control_loop(a);
 	rte_eal_mp_wait_lcore();
+	pcr_cli_fini();
+	/* telemetry callbacks from here on answer -EBUSY */
+	pcr_ctl_lock();
+	a->closing = true;
+	pcr_ctl_unlock();
 
 	fin = malloc(sizeof(*fin));
 	if (fin == NULL)
@@ -719,6 +762,7 @@ main(int argc, char **argv)
 	for (p = 0; p < n; p++)
 		rte_free(a->ports[p].tx);
 	pcr_rates_free(a);
+	pcr_classtab_free(a);
 	rte_free(a->qsbr);
 	pcr_clock_fini();
 	rte_mempool_free(a->pool);

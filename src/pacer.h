@@ -52,6 +52,7 @@
 
 struct pcr_class_conf {
 	char name[PCR_CLASS_NAMELEN];
+	bool deleted;           /**< `del class` at run time: slot unused */
 	struct pcr_match match;
 	char match_str[256];
 	uint64_t rate_bps;      /**< class aggregate; 0 = unlimited */
@@ -83,9 +84,15 @@ struct pcr_config {
 	uint64_t clock_period_ms; /**< TSC re-measure / NIC fit period */
 	uint64_t offload_horizon_us; /**< send-on-timestamp lead, 0 = off */
 	uint64_t nic_clock_bits; /**< NIC clock counter width */
-	/** classes[0] is "default"; the others in file order. */
+	/** classes[0] is "default"; the others in file (match) order. A
+	 *  class's index is its id for good: `del class` marks it deleted,
+	 *  `add class` takes the next index. */
 	struct pcr_class_conf classes[PCR_MAX_CLASSES];
-	unsigned int n_classes;
+	unsigned int n_classes;  /**< indexes used, deleted ones included */
+	/* run-time mode (command line only) */
+	bool interactive;        /**< -i: the pacer> prompt */
+	bool auto_start;         /**< -a: forward at once (default without -i) */
+	char cmdline_file[PATH_MAX]; /**< commands run before forwarding */
 	/** [port N] rate overrides */
 	bool port_rate_set[PCR_MAX_PORTS];
 	uint64_t port_rate_bps[PCR_MAX_PORTS];
@@ -100,26 +107,67 @@ struct pcr_config {
  */
 int pcr_options_parse(int argc, char **argv, struct pcr_config *c);
 void pcr_options_usage(FILE *f, const char *prog);
+/** The configuration as a file --config reads back to the same state. */
+void pcr_options_write(FILE *f, const struct pcr_config *c);
 void pcr_options_defaults(struct pcr_config *c);
 
 /* ------------------------------------------------------------------ */
 /* Run time                                                            */
 
+/*
+ * What a flow has queued (in the wheel or TX pending), packets and bytes
+ * in one 64-bit word so that one atomic add or subtract keeps both: the
+ * low 27 bits count packets (the pool holds at most 2^26 mbufs), the high
+ * 37 bits bytes (at most 2^26 mbufs x 2048 bytes).
+ */
+#define PCR_Q_PKT_BITS 27
+
+static inline uint64_t
+pcr_q(uint32_t bytes)
+{
+	return ((uint64_t)bytes << PCR_Q_PKT_BITS) | 1;
+}
+
+static inline uint64_t
+pcr_q_pkts(uint64_t q)
+{
+	return q & ((1ull << PCR_Q_PKT_BITS) - 1);
+}
+
+static inline uint64_t
+pcr_q_bytes(uint64_t q)
+{
+	return q >> PCR_Q_PKT_BITS;
+}
+
 /** Flow state: one rte_hash entry's data, owned by one RX lcore. */
 struct pcr_flow {
 	uint64_t full;       /**< flow policy, fine time (RX lcore) */
 	uint64_t last_seen;  /**< TSC of the last arrival (RX lcore) */
-	uint32_t queued;     /**< in the wheel or TX pending (atomic) */
-	uint16_t class_id;
-	uint16_t egress;
+	uint64_t queued;     /**< pcr_q() sums, atomic (RX adds, TX subtracts) */
 	/* written by the TX lcore of the egress port */
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
 	uint64_t first_tx_tsc;
 	uint64_t last_tx_tsc;
-	uint32_t first_len;
+	uint16_t class_id;
+	uint16_t egress;
+	uint16_t class_gen;  /**< class table generation class_id is from */
 	bool in_use;         /**< a table entry (not an overflow one) */
 } __rte_cache_aligned;
+
+/**
+ * The class rules as the RX lcores match them: published by pointer,
+ * replaced whole by `add class` / `del class` and reclaimed with
+ * rte_rcu_qsbr. A flow whose class_gen differs from gen is matched again
+ * on its next packet.
+ */
+struct pcr_classtab {
+	uint16_t gen;
+	unsigned int n;                      /**< indexes used */
+	bool live[PCR_MAX_CLASSES];          /**< not deleted */
+	struct pcr_match match[PCR_MAX_CLASSES];
+};
 
 /** A policy shared by the RX lcores, a cache line each. */
 struct pcr_shared_policy {
@@ -147,6 +195,7 @@ struct pcr_lstats {
 	uint64_t classify[PCR_CLASSIFY_RESULT_MAX];
 	/* RX side, for the egress port */
 	uint64_t drop_flow_limit;
+	uint64_t drop_horizon;   /**< beyond the horizon at the timestamper */
 	uint64_t drop_inbox;     /**< wheel inbox full */
 	uint64_t flows_new;
 	uint64_t flows_aged;
@@ -190,6 +239,15 @@ struct pcr_txport {
 	uint64_t offload_tsc;    /**< hand over this many cycles early */
 	int ts_field;            /**< Tx timestamp dynfield offset */
 	uint64_t ts_flag;        /**< its dynflag */
+	/* the timestamper drops what would leave later than now + this (0:
+	 * it does not, --horizon-policy cap); atomic, set by the control lcore */
+	uint64_t rx_horizon_tsc;
+	/* `set horizon`: applied by the TX lcore (the wheel's consumer) */
+	uint32_t horizon_req;    /**< bumped by the control lcore, atomic */
+	uint32_t horizon_done;   /**< set to horizon_req by the TX lcore */
+	uint64_t horizon_ns;
+	enum pcr_wheel_horizon_policy horizon_policy;
+	int horizon_rc;
 } __rte_cache_aligned;
 
 /** Per port, set up at start and then read-only except the policies. */
@@ -268,6 +326,11 @@ struct pcr_app {
 	unsigned int n_workers;
 	struct rte_rcu_qsbr *qsbr; /**< workers report quiescent per loop */
 	uint64_t rates_published; /**< rate sets replaced since start */
+	struct pcr_classtab *classtab; /**< RCU: __atomic_load_n(ACQUIRE) */
+	bool forwarding;         /**< RX lcores poll (start/stop), atomic */
+	bool fwd_touched;        /**< start/stop given: no auto-start */
+	bool quit;               /**< `quit`: shut down as on SIGTERM */
+	bool closing;            /**< tearing down (under the control lock) */
 	uint32_t state;          /**< enum pcr_state, atomic */
 	uint32_t sync_req;       /**< snapshot handshake */
 	uint32_t sync_rel;
@@ -293,8 +356,31 @@ int pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r);
  * @return 0, or -ENOMEM / -ERANGE (nothing changed).
  */
 int pcr_rates_publish(struct pcr_app *a);
+/*
+ * With --horizon-policy drop, the timestamper drops what would leave later
+ * than now + horizon, before any policy is charged for it; the wheel's own
+ * horizon is this much further, so that it never drops (after the
+ * policies were charged) a packet the timestamper let through because its
+ * consumer's clock runs a little behind the RX lcore's.
+ */
+#define PCR_HORIZON_MARGIN_NS 10000000ull
+
+/** The wheel's horizon for a configured one. */
+uint64_t pcr_wheel_horizon_ns(uint64_t horizon_ns,
+			      enum pcr_wheel_horizon_policy policy);
+/** What the timestamper drops beyond (txport rx_horizon_tsc). */
+uint64_t pcr_rx_horizon_tsc(const struct pcr_txport *tp, uint64_t horizon_ns,
+			    enum pcr_wheel_horizon_policy policy);
 /** Free the published rates (at exit, workers stopped). */
 void pcr_rates_free(struct pcr_app *a);
+
+/* The control layer's lock: one control-plane actor at a time (the
+ * control loop with its CLI, the telemetry thread). */
+void pcr_ctl_lock(void);
+void pcr_ctl_unlock(void);
+
+/** Build and publish the class table from the configuration. */
+int pcr_classtab_publish(struct pcr_app *a);
 
 /* dataplane.c */
 int pcr_worker_main(void *arg);

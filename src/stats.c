@@ -73,7 +73,7 @@ collect(struct pcr_snapshot *s)
 		ps->pending = __atomic_load_n(&tp->n_pend, __ATOMIC_RELAXED);
 		ps->drop_tx = tp->tx_drop;
 		ps->drop_shutdown = tp->drop_shutdown;
-		ps->drop_horizon = tp->drop_wheel[PCR_WHEEL_DROP_HORIZON];
+		ps->drop_horizon += tp->drop_wheel[PCR_WHEEL_DROP_HORIZON];
 		ps->drop_spill = tp->drop_wheel[PCR_WHEEL_DROP_FULL];
 		ps->drop_wheel_nomem = tp->drop_wheel[PCR_WHEEL_DROP_NOMEM];
 		/* flush drops only happen in pcr_wheel_free() */
@@ -97,6 +97,7 @@ collect(struct pcr_snapshot *s)
 			for (r = 0; r < PCR_CLASSIFY_RESULT_MAX; r++)
 				ps->classify[r] += ls->classify[r];
 			ps->drop_flow_limit += ls->drop_flow_limit;
+			ps->drop_horizon += ls->drop_horizon;
 			ps->drop_inbox += ls->drop_inbox;
 			ps->flows_new += ls->flows_new;
 			ps->flows_aged += ls->flows_aged;
@@ -278,6 +279,9 @@ pcr_stats_print_final(const struct pcr_snapshot *s, FILE *f)
 			for (i = 0; i < c->n_classes; i++) {
 				char r1[32], r2[32];
 
+				if (c->classes[i].deleted)
+					continue;
+
 				pcr_rate_format(c->classes[i].rate_bps, r1,
 						sizeof(r1));
 				pcr_rate_format(pcr_app.ports[p].rates->cls_flow[i].bps,
@@ -375,7 +379,8 @@ json_flows(FILE *f)
 
 			pcr_flow_key_format(key, k, sizeof(k));
 			if (fl->tx_packets > 1 && fl->last_tx_tsc > fl->first_tx_tsc)
-				rate = (double)(fl->tx_bytes - fl->first_len) * 8 /
+				/* after the first packet (mean size) over the span */
+				rate = (double)(fl->tx_bytes - fl->tx_bytes / fl->tx_packets) * 8 /
 				       (ns_of(fl->last_tx_tsc - fl->first_tx_tsc) / 1e9);
 			fprintf(f,
 				"%s{\"key\":\"%s\",\"class\":\"%s\",\"egress\":%u,\"tx_packets\":%" PRIu64
@@ -395,6 +400,7 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 	const struct pcr_config *c = &pcr_app.cfg;
 	FILE *f = fopen(path, "w");
 	unsigned int p, i, r;
+	const char *sep;
 
 	if (f == NULL) {
 		fprintf(stderr, "pacer: --stats-json %s: %s\n", path,
@@ -440,16 +446,20 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 			fprintf(f, "%s%" PRIu64, i ? "," : "",
 				ps->wheel.level_occupancy[i]);
 		fprintf(f, "]},\"pending\":%" PRIu64 ",\"classes\":[", ps->pending);
-		for (i = 0; i < c->n_classes; i++)
+		for (i = 0, sep = ""; i < c->n_classes; i++) {
+			if (c->classes[i].deleted)
+				continue;
 			fprintf(f,
 				"%s{\"class\":\"%s\",\"match\":\"%s\",\"rate_bps\":%" PRIu64
 				",\"flow_rate_bps\":%" PRIu64 ",\"tx_packets\":%" PRIu64
 				",\"tx_bytes\":%" PRIu64 "}",
-				i ? "," : "", c->classes[i].name,
+				sep, c->classes[i].name,
 				i ? c->classes[i].match_str : "",
 				c->classes[i].rate_bps,
 				pcr_app.ports[p].rates->cls_flow[i].bps,
 				ps->cls[i].tx_packets, ps->cls[i].tx_bytes);
+			sep = ",";
+		}
 		fprintf(f, "],\"departure_error_ns\":");
 		json_hist(f, &ps->err);
 		fprintf(f, ",\"tx_offload\":%s,\"nic_clock\":",

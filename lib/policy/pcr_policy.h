@@ -159,6 +159,45 @@ pcr_policy_stamp_shared(struct pcr_policy *p, const struct pcr_rate *r,
 }
 
 /**
+ * Shared policy, bounded: as pcr_policy_stamp_shared(), but if the packet
+ * could not leave by @p limit, reserve nothing and return false. A packet
+ * that will be dropped for the horizon must not use up the policy's time:
+ * under a sustained overload the policy would run ahead of the horizon and
+ * every later packet would be dropped too.
+ */
+static inline bool
+pcr_policy_stamp_shared_within(struct pcr_policy *p, const struct pcr_rate *r,
+			       uint64_t now, uint32_t bytes, uint64_t limit,
+			       uint64_t *dep)
+{
+	uint64_t cost = pcr_rate_cost(r, bytes);
+	uint64_t old = __atomic_load_n(&p->full, __ATOMIC_RELAXED);
+	uint64_t d, nw;
+
+	do {
+		d = pcr_policy_allow(old, now, cost, r->burst);
+		if (pcr_fine_after(d, limit))
+			return false;
+		nw = pcr_policy_after(old, d, cost);
+	} while (!__atomic_compare_exchange_n(&p->full, &old, nw, true,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	*dep = d;
+	return true;
+}
+
+/**
+ * Give back the time pcr_policy_stamp_shared*() reserved for a packet of
+ * @p bytes that is not sent after all (a later policy refused it).
+ */
+static inline void
+pcr_policy_refund(struct pcr_policy *p, const struct pcr_rate *r,
+		  uint32_t bytes)
+{
+	__atomic_fetch_sub(&p->full, pcr_rate_cost(r, bytes), __ATOMIC_RELAXED);
+}
+
+/**
  * Keep an idle shared policy within 2^60 fine units of @p now (a credit it
  * could never use anyway, since burst is far smaller). Any lcore, rarely.
  */
