@@ -21,6 +21,10 @@
 
 #include "pacer.h"
 
+/* A flow seen within this many coarse units (~0.4 s) is checked for
+ * departures going back; its previous one is within 2^31 units. */
+#define REORDER_WINDOW (1u << 20)
+
 /* Age-out work per pass and passes per second of a RX lcore. */
 #define AGE_BATCH_MIN 64ull
 #define AGE_BATCH_MAX 4096ull /* bounds a pass to tens of microseconds */
@@ -120,9 +124,19 @@ flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 	f->class_id = classify_flow(ct, k);
 	f->class_gen = ct->gen;
 	f->egress = egress;
-	pcr_policy_init((struct pcr_policy *)&f->full, now);
+	pcr_policy_init((struct pcr_policy *)&f->empty, now);
 	st->flows_new++;
 	return f;
+}
+
+/* The burst (fine units) of flow @p f's rate now. Any lcore (RCU). */
+static inline uint64_t
+flow_burst(const struct pcr_flow *f)
+{
+	const struct pcr_rates *rs =
+		__atomic_load_n(&pcr_app.ports[f->egress].rates, __ATOMIC_ACQUIRE);
+
+	return rs->cls_flow[f->class_id].burst;
 }
 
 /*
@@ -152,7 +166,9 @@ flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 			ft->iter = 0;
 		if (!f->in_use ||
 		    __atomic_load_n(&f->queued, __ATOMIC_ACQUIRE) != 0 ||
-		    now_tsc - f->last_seen < idle || pcr_fine_after(f->full, now))
+		    (uint64_t)(uint32_t)(pcr_coarse(now_tsc) - f->last_seen) <
+			    (idle >> PCR_COARSE_SHIFT) ||
+		    !pcr_policy_idle(f->empty, now, flow_burst(f)))
 			continue;
 		if (rte_hash_get_key_with_position(ft->h, f - ft->flows,
 						   &key) != 0 ||
@@ -180,7 +196,8 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 	const struct pcr_config *c = &pcr_app.cfg;
 	struct pcr_flowtab *ft = lc->ft;
 	uint64_t now_tsc, now, flow_limit, horizon_tsc, limit;
-	bool drop_beyond;
+	uint32_t coarse;
+	bool drop_beyond, recent;
 	unsigned int i, k = 0, sent;
 	uint16_t n;
 
@@ -223,7 +240,11 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 			f->class_id = classify_flow(ct, &info[i].key);
 			f->class_gen = ct->gen;
 		}
-		f->last_seen = now_tsc;
+		coarse = pcr_coarse(now_tsc);
+		/* idle for a while: its last departure is no reference */
+		recent = f->last_seen != 0 &&
+			 (uint32_t)(coarse - f->last_seen) < REORDER_WINDOW;
+		f->last_seen = coarse;
 		flow_limit = __atomic_load_n(&c->flow_limit, __ATOMIC_RELAXED);
 		if (flow_limit != 0 &&
 		    pcr_q_pkts(__atomic_load_n(&f->queued, __ATOMIC_RELAXED)) >=
@@ -239,7 +260,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		fr = &rs->cls_flow[f->class_id];
 		if (!pcr_rate_unlimited(fr)) {
 			fcost = pcr_rate_cost(fr, bytes);
-			dep = pcr_policy_allow(f->full, now, fcost, fr->burst);
+			dep = pcr_policy_allow(f->empty, now, fcost, fr->burst);
 		}
 		/* class and port aggregate: shared, each by its own time */
 		cr = &rs->cls[f->class_id];
@@ -279,7 +300,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 						bytes));
 		}
 		if (fcost != 0)
-			f->full = pcr_policy_after(f->full, dep, fcost);
+			f->empty = pcr_policy_after(f->empty, dep, fcost, fr->burst);
 
 		__atomic_fetch_add(&f->queued, pcr_q(rte_pktmbuf_pkt_len(m)),
 				   __ATOMIC_RELAXED);
@@ -287,6 +308,11 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		/* fine -> TSC, rounded up: never earlier than the policies */
 		dep_tsc[k] = now_tsc + ((dep - now + (1u << PCR_FINE_SHIFT) - 1) >>
 					PCR_FINE_SHIFT);
+		/* the timestamper's promise: a flow's departures never go
+		 * back (so the wheel, FIFO per slot, keeps its order) */
+		if (unlikely(recent && (int32_t)(pcr_coarse(dep_tsc[k]) - f->last_dep) < 0))
+			eg_st->reordered++;
+		f->last_dep = pcr_coarse(dep_tsc[k]);
 		fl[k] = f;
 		out[k++] = m;
 		continue;

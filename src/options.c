@@ -67,7 +67,7 @@ static const struct opt_def opt_defs[] = {
 	  "drop packets the port has refused for this long [100]" },
 	{ "max-flows", K_U64, OFF(max_flows), 8, 1ull << 28, "N",
 	  "flow table entries per RX lcore [1048576]" },
-	{ "flow-idle", K_U64, OFF(flow_idle_ms), 1, 1ull << 32, "MS",
+	{ "flow-idle", K_U64, OFF(flow_idle_ms), 1, 86400000, "MS",
 	  "age out flows idle for this long [3000]" },
 	{ "rxd", K_U64, OFF(rxd), 32, 32768, "N", "RX descriptors per queue [1024]" },
 	{ "txd", K_U64, OFF(txd), 32, 32768, "N", "TX descriptors per queue [1024]" },

@@ -140,10 +140,24 @@ pcr_q_bytes(uint64_t q)
 	return q >> PCR_Q_PKT_BITS;
 }
 
+/*
+ * Coarse time for the flow entry, which must stay one cache line: TSC
+ * cycles >> PCR_COARSE_SHIFT in 32 bits (0.4 us at 2.6 GHz; wraps after
+ * 2^42 cycles, 28 minutes, and differences are taken modulo 2^32).
+ */
+#define PCR_COARSE_SHIFT 10
+
+static inline uint32_t
+pcr_coarse(uint64_t tsc)
+{
+	return (uint32_t)(tsc >> PCR_COARSE_SHIFT);
+}
+
 /** Flow state: one rte_hash entry's data, owned by one RX lcore. */
 struct pcr_flow {
-	uint64_t full;       /**< flow policy, fine time (RX lcore) */
-	uint64_t last_seen;  /**< TSC of the last arrival (RX lcore) */
+	uint64_t empty;      /**< flow policy, fine time (RX lcore) */
+	uint32_t last_seen;  /**< last arrival, pcr_coarse() (RX lcore) */
+	uint32_t last_dep;   /**< its departure, pcr_coarse() (RX lcore) */
 	uint64_t queued;     /**< pcr_q() sums, atomic (RX adds, TX subtracts) */
 	/* written by the TX lcore of the egress port */
 	uint64_t tx_packets;
@@ -155,6 +169,9 @@ struct pcr_flow {
 	uint16_t class_gen;  /**< class table generation class_id is from */
 	bool in_use;         /**< a table entry (not an overflow one) */
 } __rte_cache_aligned;
+
+_Static_assert(sizeof(struct pcr_flow) == RTE_CACHE_LINE_SIZE,
+	       "a flow entry is one cache line (1M flows: 64 MiB)");
 
 /**
  * The class rules as the RX lcores match them: published by pointer,
@@ -196,6 +213,8 @@ struct pcr_lstats {
 	/* RX side, for the egress port */
 	uint64_t drop_flow_limit;
 	uint64_t drop_horizon;   /**< beyond the horizon at the timestamper */
+	uint64_t reordered;      /**< a departure before its flow's previous
+				  *   one: must stay 0 */
 	uint64_t drop_inbox;     /**< wheel inbox full */
 	uint64_t flows_new;
 	uint64_t flows_aged;
@@ -394,6 +413,7 @@ struct pcr_port_snap {
 	uint64_t rx_packets, rx_bytes;
 	uint64_t rx_nombuf, rx_missed; /**< from the PMD */
 	uint64_t tx_packets, tx_bytes, tx_retry, tx_late, tx_early, tx_offloaded;
+	uint64_t reordered;
 	uint64_t queued, pending;
 	uint64_t drop_horizon, drop_flow_limit, drop_spill, drop_no_mbuf,
 		drop_tx, drop_shutdown, drop_inbox, drop_wheel_nomem,

@@ -98,6 +98,7 @@ collect(struct pcr_snapshot *s)
 				ps->classify[r] += ls->classify[r];
 			ps->drop_flow_limit += ls->drop_flow_limit;
 			ps->drop_horizon += ls->drop_horizon;
+			ps->reordered += ls->reordered;
 			ps->drop_inbox += ls->drop_inbox;
 			ps->flows_new += ls->flows_new;
 			ps->flows_aged += ls->flows_aged;
@@ -416,14 +417,15 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 			",\"rx_packets\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
 			",\"tx_packets\":%" PRIu64 ",\"tx_bytes\":%" PRIu64
 			",\"queued\":%" PRIu64 ",\"late\":%" PRIu64
-			",\"early\":%" PRIu64 ",\"offloaded\":%" PRIu64
+			",\"early\":%" PRIu64 ",\"reordered\":%" PRIu64
+			",\"offloaded\":%" PRIu64
 			",\"tx_retry\":%" PRIu64
 			",\"dropped_total\":%" PRIu64 ",\"dropped\":{",
 			p ? "," : "", p, pcr_app.ports[p].name,
 			pcr_app.ports[p].peer, pcr_app.ports[p].rates->agg.bps,
 			ps->rx_packets, ps->rx_bytes, ps->tx_packets,
 			ps->tx_bytes, ps->queued, ps->tx_late, ps->tx_early,
-			ps->tx_offloaded, ps->tx_retry, ps->dropped);
+			ps->reordered, ps->tx_offloaded, ps->tx_retry, ps->dropped);
 		for (i = 0; i < RTE_DIM(drop_names); i++)
 			fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "",
 				drop_names[i], drop_value(ps, i));

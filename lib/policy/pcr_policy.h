@@ -10,20 +10,31 @@
  * Rate policies in earliest-departure-time form (the timestamper).
  *
  * A policy is a token bucket of `rate` bits per second and `burst` bytes
- * (tc tbf's model) written as one time instead of a token count: `full`,
- * the moment its bucket is full again. A packet costing c (its bytes at
- * the rate) may leave at
+ * (tc tbf's model) written as one time instead of a token count: `empty`,
+ * the moment the bucket has paid for every packet reserved so far (it
+ * holds no token then, and is full again b = burst-at-the-rate later). A
+ * packet costing c (its bytes at the rate) may leave at
  *
- *     allow = max(now, full - max(burst, c) + c)
+ *     allow = max(now, empty + min(c, b))
  *
- * (once the bucket holds c worth of tokens) and then moves the bucket on:
+ * (once the bucket holds c worth of tokens, or is full for a packet larger
+ * than the burst) and then moves the bucket on:
  *
- *     full' = max(full, departure) + c.
+ *     empty' = max(empty, departure - b) + c.
  *
  * An idle policy therefore banks at most `burst` bytes of credit, a busy
  * one spaces packets exactly c apart, and a packet larger than the burst
  * still goes (after a full bucket's worth of waiting), where tbf would
  * drop it.
+ *
+ * Why `empty` and not the time the bucket is full again (`empty + b`, the
+ * form this started in): b is the burst in time at the current rate, so
+ * it changes with the rate. With the state held as `full`, lowering a
+ * rate lengthens b and the next packet's allowance (full - b + c) moves
+ * earlier than packets already queued: a rate change reordered a flow
+ * (tests/pacer/test_cli_script.sh caught it). `empty` is where the
+ * schedule reserved so far ends, whatever the rate; a packet after a
+ * change goes after it, at the new rate.
  *
  * Units. Policy time is in *fine* units, TSC cycles << PCR_FINE_SHIFT,
  * counted from an epoch the caller picks, modulo 2^64: every comparison is
@@ -68,8 +79,11 @@ struct pcr_rate {
 
 /** Token-bucket state of one policy. */
 struct pcr_policy {
-	uint64_t full; /**< fine time at which the bucket is full again */
+	uint64_t empty; /**< fine time by which what is reserved is paid */
 };
+
+/** Far enough back that a new policy's bucket is full at any rate. */
+#define PCR_POLICY_IDLE ((uint64_t)1 << 58)
 
 /**
  * Fill @p r for @p bps bits per second (0 = unlimited) and @p burst_bytes
@@ -114,27 +128,35 @@ pcr_fine_max(uint64_t a, uint64_t b)
 	return pcr_fine_after(a, b) ? a : b;
 }
 
-/** Earliest departure a bucket at @p full allows a packet of @p cost. */
+/** Earliest departure a bucket at @p empty allows a packet of @p cost,
+ *  with a burst of @p burst (fine units). */
 static inline uint64_t
-pcr_policy_allow(uint64_t full, uint64_t now, uint64_t cost, uint64_t burst)
+pcr_policy_allow(uint64_t empty, uint64_t now, uint64_t cost, uint64_t burst)
 {
-	uint64_t b = burst > cost ? burst : cost;
-
-	return pcr_fine_max(full - b + cost, now);
+	return pcr_fine_max(empty + (cost < burst ? cost : burst), now);
 }
 
 /** The bucket after a packet of @p cost left at @p departure. */
 static inline uint64_t
-pcr_policy_after(uint64_t full, uint64_t departure, uint64_t cost)
+pcr_policy_after(uint64_t empty, uint64_t departure, uint64_t cost,
+		 uint64_t burst)
 {
-	return pcr_fine_max(full, departure) + cost;
+	return pcr_fine_max(empty, departure - burst) + cost;
 }
 
-/** A new policy: bucket full at @p now. */
+/** The bucket is full at @p now: nothing reserved is still unpaid and
+ *  burst has accrued since (a flow in this state may be forgotten). */
+static inline bool
+pcr_policy_idle(uint64_t empty, uint64_t now, uint64_t burst)
+{
+	return !pcr_fine_after(empty + burst, now);
+}
+
+/** A new policy, its bucket full at @p now (whatever the rate). */
 static inline void
 pcr_policy_init(struct pcr_policy *p, uint64_t now)
 {
-	p->full = now;
+	p->empty = now - PCR_POLICY_IDLE;
 }
 
 /**
@@ -146,13 +168,13 @@ pcr_policy_stamp_shared(struct pcr_policy *p, const struct pcr_rate *r,
 			uint64_t now, uint32_t bytes)
 {
 	uint64_t cost = pcr_rate_cost(r, bytes);
-	uint64_t old = __atomic_load_n(&p->full, __ATOMIC_RELAXED);
+	uint64_t old = __atomic_load_n(&p->empty, __ATOMIC_RELAXED);
 	uint64_t dep, nw;
 
 	do {
 		dep = pcr_policy_allow(old, now, cost, r->burst);
-		nw = pcr_policy_after(old, dep, cost);
-	} while (!__atomic_compare_exchange_n(&p->full, &old, nw, true,
+		nw = pcr_policy_after(old, dep, cost, r->burst);
+	} while (!__atomic_compare_exchange_n(&p->empty, &old, nw, true,
 					      __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
 	return dep;
@@ -171,15 +193,15 @@ pcr_policy_stamp_shared_within(struct pcr_policy *p, const struct pcr_rate *r,
 			       uint64_t *dep)
 {
 	uint64_t cost = pcr_rate_cost(r, bytes);
-	uint64_t old = __atomic_load_n(&p->full, __ATOMIC_RELAXED);
+	uint64_t old = __atomic_load_n(&p->empty, __ATOMIC_RELAXED);
 	uint64_t d, nw;
 
 	do {
 		d = pcr_policy_allow(old, now, cost, r->burst);
 		if (pcr_fine_after(d, limit))
 			return false;
-		nw = pcr_policy_after(old, d, cost);
-	} while (!__atomic_compare_exchange_n(&p->full, &old, nw, true,
+		nw = pcr_policy_after(old, d, cost, r->burst);
+	} while (!__atomic_compare_exchange_n(&p->empty, &old, nw, true,
 					      __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
 	*dep = d;
@@ -194,7 +216,7 @@ static inline void
 pcr_policy_refund(struct pcr_policy *p, const struct pcr_rate *r,
 		  uint32_t bytes)
 {
-	__atomic_fetch_sub(&p->full, pcr_rate_cost(r, bytes), __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&p->empty, pcr_rate_cost(r, bytes), __ATOMIC_RELAXED);
 }
 
 /**
@@ -204,10 +226,10 @@ pcr_policy_refund(struct pcr_policy *p, const struct pcr_rate *r,
 static inline void
 pcr_policy_refresh(struct pcr_policy *p, uint64_t now)
 {
-	uint64_t old = __atomic_load_n(&p->full, __ATOMIC_RELAXED);
+	uint64_t old = __atomic_load_n(&p->empty, __ATOMIC_RELAXED);
 
 	if ((int64_t)(now - old) > (int64_t)1 << 60)
-		__atomic_compare_exchange_n(&p->full, &old,
+		__atomic_compare_exchange_n(&p->empty, &old,
 					    now - ((uint64_t)1 << 59), false,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }

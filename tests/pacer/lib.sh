@@ -65,14 +65,16 @@ PY
 }
 
 # conserved FILE.json: for every port, what its peers received equals
-# tx + dropped + queued, and every mbuf is back in the pool.
+# tx + dropped + queued, every mbuf is back in the pool, nothing left
+# early and no flow's departures went back (reordered).
 conserved() {
     expect "$1" \
         'd["mempool_in_use_at_exit"] == 0' \
         'd["consistent"]' \
         'all(sum(q["rx_packets"] for q in d["ports"] if q["peer"] == p["port"]) == p["tx_packets"] + sum(p["dropped"].values()) + p["queued"] for p in d["ports"])' \
         'all(p["dropped_total"] == sum(p["dropped"].values()) for p in d["ports"])' \
-        'all(p["early"] == 0 for p in d["ports"])'
+        'all(p["early"] == 0 for p in d["ports"])' \
+        'all(p["reordered"] == 0 for p in d["ports"])'
 }
 
 # pcap_scale FILE.json: the factor that turns net_pcap's output timestamps
