@@ -169,9 +169,11 @@ show_wheel(FILE *f, const void *v)
 		pcr_wheel_info_get(pcr_app.ports[p].tx->wheel, &wi);
 		fprintf(f, "  ######## wheel of port %u ########\n", p);
 		fprintf(f, "  granularity %" PRIu64 " ns, horizon %" PRIu64
-			" ns (%s; at most %" PRIu64 " ns), %u levels x %u slots, memory %zu bytes\n",
-			wi.granularity_ns, wi.horizon_ns,
+			" ns (%s; the wheel's own %" PRIu64 " ns, at most %" PRIu64
+			" ns), %u levels x %u slots, memory %zu bytes\n",
+			wi.granularity_ns, pcr_app.cfg.horizon_ms * 1000000u,
 			wi.horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop",
+			wi.horizon_ns,
 			wi.horizon_max_ns, wi.levels, 1u << wi.slot_bits, wi.memsize);
 		fprintf(f, "  queued %" PRIu64 " (inbox %" PRIu64 "), by level:",
 			n->wheel.queued, n->wheel.inbox);
@@ -890,8 +892,7 @@ pcr_cli_fini(void)
 		cl_script = NULL;
 	}
 	if (cl_stdin != NULL) {
-		cmdline_stdin_exit(cl_stdin);
-		cmdline_free(cl_stdin);
+		cmdline_stdin_exit(cl_stdin); /* restores the terminal, frees */
 		cl_stdin = NULL;
 	}
 }

@@ -9,9 +9,13 @@
  * the control lock, so it never meets a CLI command or the control loop's
  * own snapshot half way. Telemetry values nest one level (a dict of
  * dicts of numbers/strings), so nested figures are flattened into keys
- * ("drop_horizon", "level0"); the names follow --stats-json's.
+ * ("drop_horizon", "level0"); the names follow --stats-json's. Names
+ * take only letters, digits, '_' and '/': classes are keyed by name with
+ * anything else made '_' (the real name inside), flows "flow0".. in order,
+ * configuration keys "section/key" ("pacer/rate", "class/video/match").
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,6 +54,18 @@ json_name(const char *n)
 		if (strcmp(n, m[i].from) == 0)
 			return m[i].to;
 	return n;
+}
+
+/* Telemetry names take letters, digits, '_' and '/' only. */
+static void
+tel_name(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i] != '\0'; i++)
+		dst[i] = isalnum((unsigned char)src[i]) || src[i] == '_' ||
+				 src[i] == '/' ? src[i] : '_';
+	dst[i] = '\0';
 }
 
 static int
@@ -159,7 +175,8 @@ wheel_dict(struct rte_tel_data *d, const struct pcr_port_snap *ps, uint16_t p)
 	pcr_wheel_info_get(pcr_app.ports[p].tx->wheel, &wi);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "granularity_ns", wi.granularity_ns);
-	rte_tel_data_add_dict_u64(d, "horizon_ns", wi.horizon_ns);
+	rte_tel_data_add_dict_u64(d, "horizon_ns", pcr_app.cfg.horizon_ms * 1000000u);
+	rte_tel_data_add_dict_u64(d, "wheel_horizon_ns", wi.horizon_ns);
 	rte_tel_data_add_dict_string(d, "horizon_policy",
 				     wi.horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
 	rte_tel_data_add_dict_u64(d, "levels", wi.levels);
@@ -226,6 +243,7 @@ tel_classes(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct pcr_config *c = &pcr_app.cfg;
 	struct pcr_snapshot *s;
+	char name[PCR_CLASS_NAMELEN];
 	unsigned int i;
 
 	RTE_SET_USED(cmd);
@@ -253,13 +271,15 @@ tel_classes(const char *cmd, const char *params, struct rte_tel_data *d)
 			by += s->port[p].cls[i].tx_bytes;
 		}
 		rte_tel_data_start_dict(x);
+		rte_tel_data_add_dict_string(x, "name", c->classes[i].name);
 		rte_tel_data_add_dict_string(x, "match", i ? c->classes[i].match_str : "");
 		rte_tel_data_add_dict_u64(x, "rate_bps", c->classes[i].rate_bps);
 		rte_tel_data_add_dict_u64(x, "flow_rate_bps",
 					  pcr_app.ports[0].rates->cls_flow[i].bps);
 		rte_tel_data_add_dict_u64(x, "tx_packets", pk);
 		rte_tel_data_add_dict_u64(x, "tx_bytes", by);
-		rte_tel_data_add_dict_container(d, c->classes[i].name, x, 0);
+		tel_name(name, sizeof(name), c->classes[i].name);
+		rte_tel_data_add_dict_container(d, name, x, 0);
 	}
 	free(s);
 	pcr_ctl_unlock();
@@ -273,11 +293,11 @@ tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 	struct pcr_flow_view *fv;
 	uint64_t n = 10, total;
 	unsigned int k, i;
-	char e[128];
+	char e[128], name[16];
 
 	RTE_SET_USED(cmd);
 	if (params != NULL && params[0] != '\0' &&
-	    pcr_u64_parse(params, 1, 1000, &n, e, sizeof(e)) != 0)
+	    pcr_u64_parse(params, 1, 200, &n, e, sizeof(e)) != 0)
 		return -EINVAL;
 	fv = calloc(n, sizeof(*fv));
 	if (fv == NULL)
@@ -297,6 +317,7 @@ tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (x == NULL)
 			break;
 		rte_tel_data_start_dict(x);
+		rte_tel_data_add_dict_string(x, "key", fv[i].key);
 		rte_tel_data_add_dict_string(x, "class",
 					     pcr_app.cfg.classes[fv[i].class_id].name);
 		rte_tel_data_add_dict_u64(x, "egress", fv[i].egress);
@@ -305,7 +326,8 @@ tel_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(x, "tx_packets", fv[i].tx_packets);
 		rte_tel_data_add_dict_u64(x, "tx_bytes", fv[i].tx_bytes);
 		rte_tel_data_add_dict_u64(x, "rate_bps", (uint64_t)fv[i].rate_bps);
-		rte_tel_data_add_dict_container(d, fv[i].key, x, 0);
+		snprintf(name, sizeof(name), "flow%u", i);
+		rte_tel_data_add_dict_container(d, name, x, 0);
 	}
 	pcr_ctl_unlock();
 	free(fv);
@@ -329,22 +351,28 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	pcr_options_write(f, &pcr_app.cfg);
 	pcr_ctl_unlock();
 	fclose(f);
-	/* "section.key": "value" */
+	/* "section/key": "value", section "port/0", "class/NAME" */
 	rte_tel_data_start_dict(d);
 	for (line = strtok_r(buf, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char key[RTE_TEL_MAX_STRING_LEN], *eq;
 
 		if (line[0] == '[') {
+			char *sp;
+
 			snprintf(section, sizeof(section), "%.*s",
 				 (int)strcspn(line + 1, "]"), line + 1);
+			sp = strchr(section, ' ');
+			if (sp != NULL)
+				*sp = '/';
 			continue;
 		}
 		eq = strstr(line, " = ");
 		if (eq == NULL)
 			continue;
 		*eq = '\0';
-		snprintf(key, sizeof(key), "%s.%s", section, line);
+		snprintf(key, sizeof(key), "%s/%s", section, line);
+		tel_name(key, sizeof(key), key);
 		rte_tel_data_add_dict_string(d, key, eq + 3);
 	}
 	free(buf);
