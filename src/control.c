@@ -25,6 +25,8 @@
 #include "control.h"
 #include "pacer.h"
 
+RTE_LOG_REGISTER(pcr_logtype_ctl, pacer.ctl, NOTICE);
+
 int
 pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r)
 {
@@ -79,6 +81,8 @@ pcr_rates_publish(struct pcr_app *a)
 	for (p = 0; p < a->n_ports; p++)
 		rte_free(old[p]);
 	a->rates_published++;
+	PCR_CTL_LOG(DEBUG, "rates published (#%" PRIu64 ", TSC %" PRIu64 " Hz)",
+		    a->rates_published, nw[0]->tsc_hz);
 	return 0;
 }
 
@@ -190,6 +194,7 @@ pcr_ctl_start(char *err, size_t errlen)
 		return ERR("forwarding is already started");
 	pcr_app.fwd_touched = true;
 	__atomic_store_n(&pcr_app.forwarding, true, __ATOMIC_RELEASE);
+	PCR_CTL_LOG(INFO, "forwarding started");
 	return 0;
 }
 
@@ -200,6 +205,7 @@ pcr_ctl_stop(char *err, size_t errlen)
 		return ERR("forwarding is not started");
 	pcr_app.fwd_touched = true;
 	__atomic_store_n(&pcr_app.forwarding, false, __ATOMIC_RELEASE);
+	PCR_CTL_LOG(INFO, "forwarding stopped");
 	return 0;
 }
 
@@ -245,7 +251,10 @@ pcr_ctl_set_port_rate(const char *port, const char *rate, char *err,
 	pcr_app.cfg.port_rate_bps[p] = bps;
 	if ((int)p > pcr_app.cfg.max_port_named)
 		pcr_app.cfg.max_port_named = (int)p;
-	return rates_commit(&saved, err, errlen);
+	if (rates_commit(&saved, err, errlen) != 0)
+		return -EINVAL;
+	PCR_CTL_LOG(INFO, "port %" PRIu64 " rate %" PRIu64 " bit/s", p, bps);
+	return 0;
 }
 
 int
@@ -267,7 +276,11 @@ pcr_ctl_set_class_rate(const char *name, bool flow, const char *rate,
 	} else {
 		pcr_app.cfg.classes[id].rate_bps = bps;
 	}
-	return rates_commit(&saved, err, errlen);
+	if (rates_commit(&saved, err, errlen) != 0)
+		return -EINVAL;
+	PCR_CTL_LOG(INFO, "class %s %s %" PRIu64 " bit/s", name,
+		    flow ? "flow-rate" : "rate", bps);
+	return 0;
 }
 
 /*
@@ -358,6 +371,7 @@ pcr_ctl_add_class(const char *name, const char *spec, char *err,
 		pcr_rates_publish(&pcr_app);
 		return ERR("class table not changed: %s", strerror(-rc));
 	}
+	PCR_CTL_LOG(INFO, "class %s added (index %u): match %s", name, id, rule);
 	return 0;
 }
 
@@ -377,6 +391,7 @@ pcr_ctl_del_class(const char *name, char *err, size_t errlen)
 		c->classes[id].deleted = false;
 		return ERR("class table not changed: %s", strerror(-rc));
 	}
+	PCR_CTL_LOG(INFO, "class %s deleted", name);
 	return 0;
 }
 
@@ -428,6 +443,7 @@ pcr_ctl_set_horizon(const char *ms, const char *policy, char *err,
 	}
 	pcr_app.cfg.horizon_ms = v;
 	pcr_app.cfg.horizon_policy = pol;
+	PCR_CTL_LOG(INFO, "horizon %" PRIu64 " ms, policy %s", v, policy);
 	return 0;
 }
 
@@ -440,6 +456,7 @@ pcr_ctl_set_flow_limit(const char *pkts, char *err, size_t errlen)
 	if (pcr_u64_parse(pkts, 0, UINT32_MAX, &v, e, sizeof(e)) != 0)
 		return ERR("flow-limit %s: %s", pkts, e);
 	__atomic_store_n(&pcr_app.cfg.flow_limit, v, __ATOMIC_RELAXED);
+	PCR_CTL_LOG(INFO, "flow-limit %" PRIu64, v);
 	return 0;
 }
 
@@ -454,6 +471,7 @@ pcr_ctl_save_config(const char *path, char *err, size_t errlen)
 	pcr_options_write(f, &pcr_app.cfg);
 	if (fclose(f) != 0)
 		return ERR("%s: %s", path, strerror(errno));
+	PCR_CTL_LOG(INFO, "configuration saved to %s", path);
 	return 0;
 }
 

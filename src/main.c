@@ -37,6 +37,8 @@
 
 struct pcr_app pcr_app;
 
+RTE_LOG_REGISTER(pcr_logtype, pacer.main, INFO);
+
 static volatile sig_atomic_t signals_seen;
 
 static void
@@ -57,13 +59,13 @@ usage_exit_eal(void)
 static void __rte_noreturn
 fatal(const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "pacer: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	PCR_LOG(ERR, "%s", msg);
 	rte_eal_cleanup();
 	exit(EXIT_FAILURE);
 }
@@ -229,8 +231,8 @@ port_setup(struct pcr_app *a, uint16_t p)
 		if (rte_eth_add_tx_callback(p, 0, test_tx_budget_cb,
 					    &test_tx_budget[p]) == NULL)
 			fatal("port %u: PACER_TEST_TX_BUDGET: no TX callbacks", p);
-		fprintf(stderr, "pacer: port %u: test hook: accepts %" PRIu64
-			" packets, then none\n", p, test_tx_budget[p]);
+		PCR_LOG(NOTICE, "port %u: test hook: accepts %" PRIu64
+			" packets, then none", p, test_tx_budget[p]);
 	}
 	rc = rte_eth_dev_start(p);
 	if (rc != 0)
@@ -240,7 +242,7 @@ port_setup(struct pcr_app *a, uint16_t p)
 	/* a bump in the wire forwards every frame, whatever its address */
 	rc = rte_eth_promiscuous_enable(p);
 	if (rc != 0 && rc != -ENOTSUP)
-		fprintf(stderr, "pacer: port %u: promiscuous mode: %s\n", p,
+		PCR_LOG(WARNING, "port %u: promiscuous mode: %s", p,
 			strerror(-rc));
 }
 
@@ -281,11 +283,11 @@ port_clock_setup(struct pcr_app *a, uint16_t p)
 	rc = pcr_clock_nic_enable(p, (unsigned int)a->cfg.nic_clock_bits);
 	pt->nic_clock = rc == 0;
 	if (rc != 0 && rc != -ENOTSUP)
-		fprintf(stderr, "pacer: port %u: NIC clock does not fit the TSC (%s)\n",
+		PCR_LOG(WARNING, "port %u: NIC clock does not fit the TSC (%s)",
 			p, strerror(-rc));
 	if (pt->tx_offload && !pt->nic_clock) {
-		fprintf(stderr,
-			"pacer: port %u (%s): send-on-timestamp needs the NIC clock, which cannot be read: pacing in software\n",
+		PCR_LOG(WARNING,
+			"port %u (%s): send-on-timestamp needs the NIC clock, which cannot be read: pacing in software",
 			p, pt->name);
 		pt->tx_offload = false;
 	}
@@ -333,7 +335,7 @@ wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 	    pcr_wheel_params_check(&wp, err, sizeof(err)) != 0)
 		wp.horizon_ns = a->cfg.horizon_ms * 1000000ull; /* no room */
 	if (pcr_wheel_params_check(&wp, err, sizeof(err)) != 0) {
-		fprintf(stderr, "pacer: --slot %" PRIu64 " / --horizon %" PRIu64 ": %s\n",
+		PCR_LOG(ERR, "--slot %" PRIu64 " / --horizon %" PRIu64 ": %s",
 			a->cfg.slot_ns, a->cfg.horizon_ms, err);
 		usage_exit_eal();
 	}
@@ -474,13 +476,13 @@ control_loop(struct pcr_app *a)
 			handled = signals_seen;
 			quit_seen = quit_seen || quit;
 			if (first && c->drain_on_exit && st == PCR_RUN) {
-				fprintf(stderr,
-					"pacer: %s: no longer receiving, sending what is queued on time (signal again to drop it)\n",
+				PCR_LOG(NOTICE,
+					"%s: no longer receiving, sending what is queued on time (signal again to drop it)",
 					quit ? "quit" : "signal");
 				set_state(PCR_STOP_RX);
 			} else {
-				fprintf(stderr,
-					"pacer: %s: no longer receiving, dropping what is queued\n",
+				PCR_LOG(NOTICE,
+					"%s: no longer receiving, dropping what is queued",
 					quit && handled == 0 ? "quit" : "signal");
 				set_state(PCR_STOP_DROP);
 			}
@@ -523,7 +525,7 @@ control_loop(struct pcr_app *a)
 			int rc = pcr_rates_publish(a);
 
 			if (rc != 0)
-				fprintf(stderr, "pacer: rates not re-derived for the new TSC frequency: %s\n",
+				PCR_LOG(ERR, "rates not re-derived for the new TSC frequency: %s",
 					strerror(-rc));
 		}
 		if (now >= next_refresh) {
@@ -591,36 +593,36 @@ main(int argc, char **argv)
 
 	rc = rte_eal_init(eal_argc, argv);
 	if (rc < 0) {
-		fprintf(stderr, "pacer: EAL initialisation failed: %s\n",
+		PCR_LOG(ERR, "EAL initialisation failed: %s",
 			rte_strerror(rte_errno));
 		return PCR_EXIT_USAGE;
 	}
 	n = rte_eth_dev_count_avail();
 	if (n == 0) {
-		fprintf(stderr,
-			"pacer: no ports: give one with --vdev (e.g. net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap) or bind a NIC\n");
+		PCR_LOG(ERR,
+			"no ports: give one with --vdev (e.g. net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap) or bind a NIC");
 		usage_exit_eal();
 	}
 	if (n > PCR_MAX_PORTS) {
-		fprintf(stderr, "pacer: %u ports, at most %d supported\n", n,
+		PCR_LOG(ERR, "%u ports, at most %d supported", n,
 			PCR_MAX_PORTS);
 		usage_exit_eal();
 	}
 	if (a->cfg.max_port_named >= (int)n) {
-		fprintf(stderr,
-			"pacer: %s: [port %d] does not exist (ports 0..%u)\n",
+		PCR_LOG(ERR,
+			"%s: [port %d] does not exist (ports 0..%u)",
 			a->cfg.config_file, a->cfg.max_port_named, n - 1);
 		usage_exit_eal();
 	}
 	for (p = 0; p < n; p++)
 		if (!rte_eth_dev_is_valid_port(p)) {
-			fprintf(stderr, "pacer: port ids are not contiguous (port %u missing)\n",
+			PCR_LOG(ERR, "port ids are not contiguous (port %u missing)",
 				p);
 			usage_exit_eal();
 		}
 	if (rte_lcore_count() < 2) {
-		fprintf(stderr,
-			"pacer: needs 2 lcores or more (e.g. -l 0,1): the main one for control, workers for RX/TX\n");
+		PCR_LOG(ERR,
+			"needs 2 lcores or more (e.g. -l 0,1): the main one for control, workers for RX/TX");
 		usage_exit_eal();
 	}
 	clock_params.calib_ms = (uint32_t)a->cfg.tsc_calib_ms;
@@ -648,7 +650,7 @@ main(int argc, char **argv)
 		rte_eth_dev_get_name_by_port(p, a->ports[p].name);
 	}
 	if (n > 1 && (n & 1))
-		fprintf(stderr, "pacer: port %u has no peer: it sends back out of itself\n",
+		PCR_LOG(WARNING, "port %u has no peer: it sends back out of itself",
 			n - 1);
 
 	a->dep_dynfield = pcr_wheel_dynfield_register();
@@ -742,7 +744,7 @@ main(int argc, char **argv)
 	pcr_stats_print_final(fin, stdout);
 	printf("mbufs in use at exit: %" PRId64 " of %u\n", in_use, nb_mbufs);
 	if (in_use != 0) {
-		fprintf(stderr, "pacer: %" PRId64 " mbufs not returned to the pool\n",
+		PCR_LOG(ERR, "%" PRId64 " mbufs not returned to the pool",
 			in_use);
 		status = EXIT_FAILURE;
 	}

@@ -26,6 +26,7 @@
 #include <rte_common.h>
 #include <rte_ethdev.h>
 #include <rte_hash.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_rcu_qsbr.h>
@@ -43,6 +44,17 @@
 #define PCR_RX_BURST 32
 #define PCR_TX_BURST 32
 #define PCR_MAX_RXQ 16      /**< RX queues one lcore polls */
+
+/* Log types: pacer.main (start-up, shutdown, run-time events), pacer.ctl
+ * (what the CLI and telemetry change; INFO, shown with
+ * --log-level=pacer.ctl:info), pacer.clock (lib/clock). */
+extern int pcr_logtype;
+extern int pcr_logtype_ctl;
+#define PCR_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, pcr_logtype, "pacer: " fmt "\n", ##__VA_ARGS__)
+#define PCR_CTL_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, pcr_logtype_ctl, "pacer.ctl: " fmt "\n", \
+		##__VA_ARGS__)
 
 /** Exit status for bad input (options, configuration): nothing started. */
 #define PCR_EXIT_USAGE 2

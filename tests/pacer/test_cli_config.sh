@@ -7,7 +7,8 @@
 # the CLI (port rate, class rate and flow-rate, a class added, one
 # deleted, horizon and its policy, flow-limit); commands with bad values
 # are refused with a message and change nothing (the config shown after
-# them is checked against the one before).
+# them is checked against the one before). Each change is logged through
+# rte_log (--log-level='pacer.*:debug').
 source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 2 --count 10 --size 200 2>/dev/null
@@ -47,10 +48,16 @@ quit
 CMD
 sed -i "s|@SAVED@|$tmp/saved.cfg|" "$tmp/a.cmd"
 opts=(--mbufs 4096 --max-flows 1024)
-run_pacer cfg $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/o1.pcap") -- \
+run_pacer cfg $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/o1.pcap") --log-level='pacer.*:debug' -- \
     --config "$tmp/a.cfg" --cmdline-file "$tmp/a.cmd" "${opts[@]}"
 [ "$rc" -eq 0 ] || fail "first run exited $rc: $(cat "$tmp/cfg.err")"
 cp "$tmp/cfg.out" "$tmp/first.out"
+# the changes, logged through rte_log (type pacer.ctl, shown at info)
+for want in "pacer.ctl: port 0 rate 15000000 bit/s" "pacer.ctl: class bulk added" \
+            "pacer.ctl: class old deleted" "pacer.ctl: horizon 500 ms, policy cap" \
+            "pacer.ctl: rates published"; do
+    grep -qF "$want" "$tmp/cfg.err" || fail "not logged: '$want': $(cat "$tmp/cfg.err")"
+done
 conserved "$tmp/cfg.json"
 # the block `show config` printed: from its echo to the next prompt
 block() {
