@@ -872,7 +872,11 @@ pcr_cli_poll(void)
 				__atomic_store_n(&pcr_app.quit, true, __ATOMIC_RELEASE);
 				break;
 			}
-			cmdline_in(cl_stdin, buf, (int)n);
+			/* ctrl-d on an empty line: as quit */
+			if (cmdline_in(cl_stdin, buf, (int)n) < 0) {
+				cmdline_printf(cl_stdin, "\n");
+				__atomic_store_n(&pcr_app.quit, true, __ATOMIC_RELEASE);
+			}
 			if (__atomic_load_n(&pcr_app.quit, __ATOMIC_ACQUIRE))
 				break;
 		}

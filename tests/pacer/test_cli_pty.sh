@@ -7,7 +7,8 @@
 # commands; tab completes `sh` to `show ` and `con` to `config `; a bad
 # command and a bad value answer with an error and the prompt comes back;
 # `start` starts forwarding (with -i it waits for it) and the capture goes
-# through; `quit` exits 0 with everything accounted for.
+# through; ctrl-d on an empty line (as `quit`) exits 0 with everything
+# accounted for. (`quit` itself: test_cli_script.sh, test_cli_config.sh.)
 source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 2 --count 50 --size 200 2>/dev/null
@@ -61,7 +62,9 @@ expect(r"Forwarding started.*pacer> $", "start")
 time.sleep(0.5)
 send("show port stats 0\r")
 expect(r"TX-packets: 50 .*pacer> $", "all 50 frames sent")
-send("quit\r")
+send("show port stats 7\r")
+expect(r"error: port 7.*pacer> $", "a port that does not exist")
+send("\x04")  # ctrl-d on an empty line: as quit
 end = time.time() + 30
 while time.time() < end:
     p, status = os.waitpid(pid, os.WNOHANG)
@@ -83,4 +86,4 @@ if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
 PY
 conserved "$tmp/p.json"
 expect "$tmp/p.json" 'd["ports"][0]["tx_packets"] == 50'
-echo "ok: prompt, help, tab completion, errors, start, show port stats, quit -> 0"
+echo "ok: prompt, help, tab completion, errors, start, show port stats, ctrl-d -> exit 0"
