@@ -159,6 +159,9 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "consistent", s->consistent);
 		rte_tel_data_add_dict_u64(d, "forwarding",
 					  __atomic_load_n(&pcr_app.forwarding, __ATOMIC_ACQUIRE));
+		rte_tel_data_add_dict_u64(d, "mbufs_in_use",
+					  rte_mempool_in_use_count(pcr_app.pool));
+		rte_tel_data_add_dict_u64(d, "mbufs", pcr_app.pool->size);
 	}
 	free(s);
 	pcr_ctl_unlock();

@@ -63,7 +63,7 @@ port_keys = ["name", "peer", "rate_bps", "rx_packets", "rx_bytes", "tx_packets",
 for k in port_keys:
     check(k in stats0, "/pacer/stats,0 lacks %s" % k)
 check(stats["port0"] == stats0, "/pacer/stats port0 differs from /pacer/stats,0")
-for k in ("tsc_hz", "tsc_hz_eal", "tsc_ppb", "consistent", "forwarding"):
+for k in ("tsc_hz", "tsc_hz_eal", "tsc_ppb", "consistent", "forwarding", "mbufs_in_use", "mbufs"):
     check(k in stats, "/pacer/stats lacks %s" % k)
 # counters equal the exit statistics
 for k in ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "queued", "late", "early",
@@ -73,6 +73,7 @@ check(stats0["dropped_total"] == p["dropped_total"], "dropped_total")
 for k, v in p["dropped"].items():
     check(stats0["drop_" + k] == v, "drop_%s" % k)
 check(stats["tsc_hz"] == d["tsc_hz"] and stats["tsc_hz_eal"] == d["tsc_hz_eal"], "tsc_hz")
+check(stats["mbufs"] == 4096 and stats["mbufs_in_use"] == 0, "mbufs (all sent: none in use) %s" % stats)
 for k in ("granularity_ns", "horizon_ns", "wheel_horizon_ns", "horizon_policy", "levels", "slots",
           "memsize", "queued", "inbox", "level0", "enqueued", "dequeued", "late", "horizon_cap",
           "spill", "cascaded"):
