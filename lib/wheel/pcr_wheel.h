@@ -71,8 +71,8 @@
  *          + 64 * (RTE_MAX_LCORE + 1)               producer counters
  *
  * (within 1 KiB of pcr_wheel_memsize(), which returns the exact figure for
- * any params). The defaults (S = 256, L = 3, C = 512, Q = 2^20, I = 2^16)
- * take 19.8 MiB.
+ * any params). The defaults (S = 4096, L = 2, C = 512, Q = 2^20, I = 2^16)
+ * take 38.4 MiB; S = 256, L = 3 (the defaults before) 19.8 MiB.
  * Horizon limit: horizon < (S - 1) * S^(L-1) * granularity; the defaults at
  * 1 us allow 16.7 s.
  *
@@ -138,8 +138,8 @@ struct pcr_wheel_params {
 	uint64_t start_tsc;        /**< the consumer's time at creation (required) */
 	uint64_t granularity_ns;   /**< level-0 slot width, ns: 250..1000000, default 1000 */
 	uint64_t horizon_ns;       /**< horizon, ns; default 2 s */
-	unsigned int slot_bits;    /**< log2 slots per level: 2..12, default 8 */
-	unsigned int levels;       /**< levels: 1..6, default 3 */
+	unsigned int slot_bits;    /**< log2 slots per level: 2..12, default 12 */
+	unsigned int levels;       /**< levels: 1..6, default 2 */
 	unsigned int slot_capacity; /**< level-0 slot capacity, packets: power of 2, default 512 */
 	unsigned int inbox_size;   /**< inbox capacity, packets: power of 2, default 65536 */
 	unsigned int max_queued;   /**< packets the far levels hold, default 2^20 */
