@@ -1224,6 +1224,51 @@ wheel_emit(struct pcr_wheel *w, struct wheel_ccounters *c,
 	return got;
 }
 
+/*
+ * Emit the level-0 slots from cur_tick up to @target, in order, moving
+ * cur_tick to each: wheel_run()'s loop for level-0 events in one place.
+ * Only for levels > 1, where level 0 holds ticks of cur's block at or
+ * after cur only (so no search wraps, and no far slot starts inside the
+ * block: nothing to cascade). Stops when @n were written (cur_tick stays
+ * at the slot being drained) or level 0 has nothing more due.
+ */
+static inline unsigned int
+l0_drain(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t target,
+	 struct rte_mbuf **mbufs, unsigned int n)
+{
+	uint64_t cur = w->cur_tick;
+	const uint64_t block = cur & ~(uint64_t)w->mask;
+	const uint64_t *bm = w->bitmap; /* level 0's words */
+	unsigned int cnt = 0, adv = 0;
+
+	while (cnt < n) {
+		unsigned int pos = cur - block, wi = pos >> 6, j;
+		uint64_t word = bm[wi] & (~0ULL << (pos & 63)), ev;
+
+		if (word == 0) {
+			uint64_t sum = w->summary[0] & (~1ULL << wi);
+
+			if (sum == 0)
+				break;
+			wi = __builtin_ctzll(sum);
+			word = bm[wi];
+		}
+		j = (wi << 6) + __builtin_ctzll(word);
+		ev = block + j;
+		if (ev > target)
+			break;
+		if (ev != cur) {
+			cur = ev;
+			adv++;
+		}
+		cnt += l0_pop(w, j, mbufs + cnt, n - cnt);
+	}
+	__atomic_store_n(&w->cur_tick, cur, __ATOMIC_RELAXED);
+	c->advances += adv;
+	c->occ[0] -= cnt;
+	return cnt;
+}
+
 static inline uint64_t
 wheel_tick_of_now(const struct pcr_wheel *w, uint64_t now_tsc)
 {
@@ -1249,7 +1294,11 @@ wheel_run(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t target,
 		uint64_t ev;
 
 		if (w->cur_tick <= target) {
-			cnt += wheel_emit(w, c, mbufs + cnt, n - cnt);
+			if (w->levels > 1)
+				cnt += l0_drain(w, c, target, mbufs + cnt,
+						n - cnt);
+			else
+				cnt += wheel_emit(w, c, mbufs + cnt, n - cnt);
 			if (cnt == n)
 				break;
 		}
