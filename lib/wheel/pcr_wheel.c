@@ -57,7 +57,9 @@ RTE_LOG_REGISTER_SUFFIX(pcr_wheel_logtype, wheel, NOTICE);
 #define DEF_MAX_QUEUED     (1U << 20)
 #define INBOX_BURST        64
 /* A level-1 cascade prefetches the level-0 slot this many entries ahead. */
-#define CASCADE_PREFETCH   8
+#define CASCADE_PREFETCH   16
+/* l0_drain() prefetches the level-0 slot this many slots ahead. */
+#define DRAIN_PREFETCH     8
 
 /*
  * Level-0 slot: a circular array of slot_capacity mbuf pointers (in
@@ -837,6 +839,8 @@ far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
 		if (unlikely(nc == NULL))
 			return false;
 		w->free_chunks = nc->next;
+		/* the next allocation reads its first line: start that now */
+		rte_prefetch0_write(w->free_chunks);
 		nc->next = NULL;
 		if (c == NULL) {
 			fs->head = nc;
@@ -851,6 +855,14 @@ far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
 	e = &c->e[fs->tail_count++];
 	e->m = m;
 	e->tick = tick;
+	/*
+	 * The tail's next line, 4 entries on: its first write would be a
+	 * miss (1M queued is 16 MiB of chunks), the store queue fills behind
+	 * it, and the consumer stalls. Fetched now, it has the next few
+	 * hundred placements to arrive. Past the chunk's end it touches the
+	 * neighbouring chunk of the pool: harmless.
+	 */
+	rte_prefetch0_write(e + 4);
 	return true;
 }
 
@@ -1261,6 +1273,8 @@ l0_drain(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t target,
 			cur = ev;
 			adv++;
 		}
+		/* slots ahead: their heads and first lines are in line */
+		l0_prefetch(w, (j + DRAIN_PREFETCH) & w->mask);
 		cnt += l0_pop(w, j, mbufs + cnt, n - cnt);
 	}
 	__atomic_store_n(&w->cur_tick, cur, __ATOMIC_RELAXED);
