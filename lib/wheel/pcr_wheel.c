@@ -62,9 +62,11 @@ RTE_LOG_REGISTER_SUFFIX(pcr_wheel_logtype, wheel, NOTICE);
 #define DRAIN_PREFETCH     8
 
 /*
- * Level-0 slot: a circular array of slot_capacity mbuf pointers (in
- * l0_mbufs, slot i at i * capacity) with free-running head and tail
- * indexes. Built with -DPCR_WHEEL_L0_RING the slots are SP/SC rte_rings
+ * Level-0 slot: a circular array of slot_capacity mbuf pointers in
+ * l0_mbufs with free-running head and tail indexes, which live in the first
+ * 8 bytes of the slot's first line (so a slot holding up to 7 packets, the
+ * common case, is one line to push into and to pop from; see l0_index()).
+ * Built with -DPCR_WHEEL_L0_RING the slots are SP/SC rte_rings
  * instead, the container this replaced, kept to measure against
  * (docs/design.md).
  */
@@ -134,7 +136,7 @@ struct pcr_wheel {
 	pcr_wheel_drop_fn drop_fn;
 	void *drop_arg;
 	uint64_t *bitmap;          /* levels * words */
-	struct l0_slot *l0;        /* level-0 slots */
+	struct l0_slot *l0;        /* unused: heads are in l0_mbufs */
 	struct rte_mbuf **l0_mbufs; /* their pointer arrays */
 	struct rte_ring **l0r;     /* -DPCR_WHEEL_L0_RING: the rings */
 	struct far_slot *far;      /* (levels - 1) * nslots */
@@ -330,8 +332,8 @@ l0_heads_size(unsigned int nslots)
 	return RTE_ALIGN_CEIL((size_t)nslots * sizeof(struct rte_ring *),
 			      RTE_CACHE_LINE_SIZE);
 #else
-	return RTE_ALIGN_CEIL((size_t)nslots * sizeof(struct l0_slot),
-			      RTE_CACHE_LINE_SIZE);
+	RTE_SET_USED(nslots);
+	return 0; /* in the slots' first lines */
 #endif
 }
 
@@ -342,9 +344,9 @@ l0_store_size(unsigned int nslots, unsigned int capacity)
 #ifdef PCR_WHEEL_L0_RING
 	return (size_t)nslots * l0_ring_size(capacity);
 #else
-	/* a slot takes at least one whole line (see l0_index()) */
-	return (size_t)nslots * RTE_MAX(capacity, (unsigned int)L0_LINE_PTRS) *
-	       sizeof(struct rte_mbuf *);
+	/* head + capacity pointers, in whole lines (see l0_index()) */
+	return (size_t)nslots * ((capacity + L0_LINE_PTRS) / L0_LINE_PTRS) *
+	       RTE_CACHE_LINE_SIZE;
 #endif
 }
 
@@ -482,10 +484,7 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 		w->l0r[i] = r;
 	}
 #else
-	w->l0 = rte_zmalloc_socket("pcr_wheel_l0", l0_heads_size(s),
-				   RTE_CACHE_LINE_SIZE, p.socket_id);
-	if (w->head.pcnt == NULL || w->bitmap == NULL || w->l0 == NULL ||
-	    w->l0_mem == NULL)
+	if (w->head.pcnt == NULL || w->bitmap == NULL || w->l0_mem == NULL)
 		goto nomem;
 	w->l0_mbufs = w->l0_mem;
 #endif
@@ -700,26 +699,38 @@ l0_index(const struct pcr_wheel *w, unsigned int slot, uint32_t j)
 	       (size_t)slot * L0_LINE_PTRS + j % L0_LINE_PTRS;
 }
 
+/*
+ * Position j = 0 of a slot holds its head (struct l0_slot, 8 bytes, the
+ * size of a pointer); pointer c of the circular array is position c + 1.
+ * Memory from rte_zmalloc has no declared type, and each position is only
+ * ever accessed as one type, so the two share the store without aliasing.
+ */
+static inline struct l0_slot *
+l0_head(struct rte_mbuf **mb, unsigned int slot)
+{
+	return (struct l0_slot *)(void *)&mb[(size_t)slot * L0_LINE_PTRS];
+}
+
 static inline bool
 l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
 {
-	struct l0_slot *s = &w->l0[slot];
+	struct l0_slot *s = l0_head(w->l0_mbufs, slot);
 	uint32_t tail = s->tail, count = tail - s->head;
 
 	if (unlikely(count == w->slot_capacity))
 		return false;
-	w->l0_mbufs[l0_index(w, slot, tail & (w->slot_capacity - 1))] = m;
+	w->l0_mbufs[l0_index(w, slot,
+			     (tail & (w->slot_capacity - 1)) + 1)] = m;
 	s->tail = tail + 1;
 	if (count == 0)
 		bit_set(w, 0, slot);
 	return true;
 }
 
-/* What l0_push() to @slot writes first: its head and its first line. */
+/* What l0_push() to @slot touches first: the head and the first pointers. */
 static inline void
 l0_prefetch(const struct pcr_wheel *w, unsigned int slot)
 {
-	rte_prefetch0(&w->l0[slot]);
 	rte_prefetch0(&w->l0_mbufs[(size_t)slot * L0_LINE_PTRS]);
 }
 
@@ -731,7 +742,6 @@ l0_prefetch(const struct pcr_wheel *w, unsigned int slot)
  * back before anything else reads it (l0_view_sync()).
  */
 struct l0_view {
-	struct l0_slot *l0;
 	struct rte_mbuf **mb;
 	uint64_t *bm;
 	uint64_t sum;
@@ -743,7 +753,6 @@ struct l0_view {
 static __rte_always_inline void
 l0_view_get(const struct pcr_wheel *w, struct l0_view *v)
 {
-	v->l0 = w->l0;
 	v->mb = w->l0_mbufs;
 	v->bm = w->bitmap; /* level 0's words come first */
 	v->sum = w->summary[0];
@@ -762,12 +771,12 @@ l0_view_sync(struct pcr_wheel *w, const struct l0_view *v)
 static __rte_always_inline bool
 l0_push_v(struct l0_view *v, unsigned int slot, struct rte_mbuf *m)
 {
-	struct l0_slot *s = &v->l0[slot];
+	struct l0_slot *s = l0_head(v->mb, slot);
 	uint32_t tail = s->tail, count = tail - s->head, j;
 
 	if (unlikely(count == v->cap))
 		return false;
-	j = tail & v->cmask;
+	j = (tail & v->cmask) + 1;
 	v->mb[((size_t)(j / L0_LINE_PTRS) << v->line_shift) +
 	      (size_t)slot * L0_LINE_PTRS + j % L0_LINE_PTRS] = m;
 	s->tail = tail + 1;
@@ -781,7 +790,6 @@ l0_push_v(struct l0_view *v, unsigned int slot, struct rte_mbuf *m)
 static __rte_always_inline void
 l0_prefetch_v(const struct l0_view *v, unsigned int slot)
 {
-	rte_prefetch0(&v->l0[slot]);
 	rte_prefetch0(&v->mb[(size_t)slot * L0_LINE_PTRS]);
 }
 
@@ -789,7 +797,7 @@ static inline unsigned int
 l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
        unsigned int n)
 {
-	struct l0_slot *s = &w->l0[slot];
+	struct l0_slot *s = l0_head(w->l0_mbufs, slot);
 	/* locals: the stores into out[] must not make the compiler reload */
 	struct rte_mbuf *const *base =
 		w->l0_mbufs + (size_t)slot * L0_LINE_PTRS;
@@ -799,7 +807,7 @@ l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
 	uint32_t k = RTE_MIN((uint32_t)n, avail), i;
 
 	for (i = 0; i < k; i++) {
-		uint32_t j = (h + i) & cmask;
+		uint32_t j = ((h + i) & cmask) + 1;
 
 		out[i] = base[((size_t)(j / L0_LINE_PTRS) << ls) +
 			      j % L0_LINE_PTRS];
