@@ -632,6 +632,28 @@ l0_prefetch(const struct pcr_wheel *w, unsigned int slot)
 	rte_prefetch0(w->l0r[slot]);
 }
 
+static inline bool
+l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
+{
+	if (unlikely(rte_ring_sp_enqueue_elem(w->l0r[slot], &m, sizeof(m)) !=
+		     0))
+		return false;
+	bit_set(w, 0, slot);
+	return true;
+}
+
+static inline unsigned int
+l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
+       unsigned int n)
+{
+	unsigned int got = rte_ring_sc_dequeue_burst_elem(
+		w->l0r[slot], out, sizeof(void *), n, NULL);
+
+	if (rte_ring_empty(w->l0r[slot]))
+		bit_clear(w, 0, slot);
+	return got;
+}
+
 /* The ring variant's view is the wheel itself. */
 struct l0_view {
 	struct pcr_wheel *w;
@@ -660,28 +682,6 @@ static __rte_always_inline void
 l0_prefetch_v(const struct l0_view *v, unsigned int slot)
 {
 	l0_prefetch(v->w, slot);
-}
-
-static inline bool
-l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
-{
-	if (unlikely(rte_ring_sp_enqueue_elem(w->l0r[slot], &m, sizeof(m)) !=
-		     0))
-		return false;
-	bit_set(w, 0, slot);
-	return true;
-}
-
-static inline unsigned int
-l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
-       unsigned int n)
-{
-	unsigned int got = rte_ring_sc_dequeue_burst_elem(
-		w->l0r[slot], out, sizeof(void *), n, NULL);
-
-	if (rte_ring_empty(w->l0r[slot]))
-		bit_clear(w, 0, slot);
-	return got;
 }
 #else
 /*
