@@ -21,9 +21,10 @@
  * - *Levels*: the consumer owns the wheel proper. Level 0 has
  *   2^slot_bits slots of `granularity` each; level l slots are as wide as
  *   the whole span of level l-1. Level-0 slots are circular arrays of
- *   `slot_capacity` mbuf pointers, interleaved by cache line (draining a
- *   slot is a pointer copy; an SP/SC rte_ring per slot measured slower,
- *   see docs/design.md). Slots of levels
+ *   `slot_capacity` mbuf pointers, interleaved by cache line, each with
+ *   its head in its first line (draining a slot is a pointer copy; an
+ *   SP/SC rte_ring per slot measured slower, see docs/design.md). Slots
+ *   of levels
  *   >= 1 are chains of fixed-size chunks of (mbuf, departure) pairs drawn
  *   from one pool sized by `max_queued`, so the far levels cost memory in
  *   proportion to what is queued, not to slots x line rate. Cascading a far
@@ -62,7 +63,8 @@
  * With S = 2^slot_bits, L = levels, C = slot_capacity, Q = max_queued,
  * I = inbox_size, E = PCR_WHEEL_CHUNK_ENTRIES:
  *
- *   bytes ~= S * (8 + 8 * max(C, 8))               level-0 slots
+ *   bytes ~= S * 64 * (C / 8 + 1)                  level-0 slots (C >= 8;
+ *                                                   S * 64 for C = 4)
  *          + (L - 1) * S * 24                       far slot heads
  *          + (ceil(Q / E) + (L - 1) * S) * 1024     chunk pool (L > 1)
  *          + 128 + 32 * I                           inbox (2I entries:
