@@ -43,7 +43,7 @@
 
 #include "pcr_wheel.h"
 
-RTE_LOG_REGISTER_SUFFIX(pcr_wheel_logtype, wheel, NOTICE);
+RTE_LOG_REGISTER(pcr_wheel_logtype, pacer.wheel, NOTICE);
 #define WHEEL_LOG(level, fmt, ...)                                           \
 	rte_log(RTE_LOG_##level, pcr_wheel_logtype, "pcr_wheel: " fmt "\n", \
 		##__VA_ARGS__)
