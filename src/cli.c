@@ -133,10 +133,10 @@ show_port_stats(FILE *f, const void *v)
 			n->drop_inbox - z->drop_inbox,
 			n->drop_wheel_nomem - z->drop_wheel_nomem,
 			n->drop_rx_missed - z->drop_rx_missed);
-		fprintf(f, "  late: %" PRIu64 " early: %" PRIu64 " reordered: %" PRIu64
+		fprintf(f, "  late: %" PRIu64 " early: %" PRIu64 " held_for_order: %" PRIu64
 			" offloaded: %" PRIu64 " tx_retry: %" PRIu64 "\n",
 			n->tx_late - z->tx_late, n->tx_early - z->tx_early,
-			n->reordered - z->reordered,
+			n->held_for_order - z->held_for_order,
 			n->tx_offloaded - z->tx_offloaded, n->tx_retry - z->tx_retry);
 		if (dt > 0)
 			fprintf(f, "  RX: %.3f Mbit/s  TX: %.3f Mbit/s (since the last show, %.1f s)\n",

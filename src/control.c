@@ -532,9 +532,10 @@ pcr_ctl_flows_top(struct pcr_flow_view *out, unsigned int n,
 			pkts = f->tx_packets;
 			v.tx_packets = pkts;
 			v.tx_bytes = f->tx_bytes;
-			span = f->last_tx_tsc - f->first_tx_tsc;
+			span = (uint64_t)(uint32_t)(f->last_tx - f->first_tx)
+			       << PCR_SPAN_SHIFT;
 			/* bytes after the first packet (mean size) over the span */
-			if (pkts > 1 && span > 0 && f->last_tx_tsc > f->first_tx_tsc)
+			if (pkts > 1 && span > 0)
 				v.rate_bps = (double)(v.tx_bytes - v.tx_bytes / pkts) *
 					     8 * hz / (double)span;
 			/* insertion into the sorted top n */

@@ -21,10 +21,6 @@
 
 #include "pacer.h"
 
-/* A flow seen within this many coarse units (~0.4 s) is checked for
- * departures going back; its previous one is within 2^31 units. */
-#define REORDER_WINDOW (1u << 20)
-
 /* Age-out work per pass and passes per second of a RX lcore. */
 #define AGE_BATCH_MIN 64ull
 #define AGE_BATCH_MAX 4096ull /* bounds a pass to tens of microseconds */
@@ -196,8 +192,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 	const struct pcr_config *c = &pcr_app.cfg;
 	struct pcr_flowtab *ft = lc->ft;
 	uint64_t now_tsc, now, flow_limit, horizon_tsc, limit;
-	uint32_t coarse;
-	bool drop_beyond, recent;
+	bool drop_beyond;
 	unsigned int i, k = 0, sent;
 	uint16_t n;
 
@@ -240,11 +235,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 			f->class_id = classify_flow(ct, &info[i].key);
 			f->class_gen = ct->gen;
 		}
-		coarse = pcr_coarse(now_tsc);
-		/* idle for a while: its last departure is no reference */
-		recent = f->last_seen != 0 &&
-			 (uint32_t)(coarse - f->last_seen) < REORDER_WINDOW;
-		f->last_seen = coarse;
+		f->last_seen = pcr_coarse(now_tsc);
 		flow_limit = __atomic_load_n(&c->flow_limit, __ATOMIC_RELAXED);
 		if (flow_limit != 0 &&
 		    pcr_q_pkts(__atomic_load_n(&f->queued, __ATOMIC_RELAXED)) >=
@@ -299,6 +290,18 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 						&eg->agg.pol, &rs->agg, now,
 						bytes));
 		}
+		/*
+		 * A flow's departures never go back, so the wheel (FIFO per
+		 * slot) keeps its order. The policies alone keep it while a
+		 * flow stays in its class at a finite rate; a flow matched to
+		 * another class, or whose rate went from unlimited to finite,
+		 * would otherwise meet another policy's (earlier) time.
+		 */
+		if (unlikely(pcr_fine_after(f->last_dep, dep))) {
+			dep = f->last_dep;
+			eg_st->held_for_order++;
+		}
+		f->last_dep = dep;
 		if (fcost != 0)
 			f->empty = pcr_policy_after(f->empty, dep, fcost, fr->burst);
 
@@ -308,11 +311,6 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		/* fine -> TSC, rounded up: never earlier than the policies */
 		dep_tsc[k] = now_tsc + ((dep - now + (1u << PCR_FINE_SHIFT) - 1) >>
 					PCR_FINE_SHIFT);
-		/* the timestamper's promise: a flow's departures never go
-		 * back (so the wheel, FIFO per slot, keeps its order) */
-		if (unlikely(recent && (int32_t)(pcr_coarse(dep_tsc[k]) - f->last_dep) < 0))
-			eg_st->reordered++;
-		f->last_dep = pcr_coarse(dep_tsc[k]);
 		fl[k] = f;
 		out[k++] = m;
 		continue;
@@ -359,10 +357,10 @@ tx_account(struct pcr_txport *tp, unsigned int i, uint64_t tx_tsc)
 	tp->cls[f->class_id].tx_packets++;
 	tp->cls[f->class_id].tx_bytes += len;
 	if (f->tx_packets == 0)
-		f->first_tx_tsc = tx_tsc;
+		f->first_tx = pcr_span(tx_tsc);
 	f->tx_packets++;
 	f->tx_bytes += len;
-	f->last_tx_tsc = tx_tsc;
+	f->last_tx = pcr_span(tx_tsc);
 	/* last touch: once 0, the RX lcore may age the flow out */
 	__atomic_fetch_sub(&f->queued, pcr_q(len), __ATOMIC_RELEASE);
 }

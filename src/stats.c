@@ -98,7 +98,7 @@ collect(struct pcr_snapshot *s)
 				ps->classify[r] += ls->classify[r];
 			ps->drop_flow_limit += ls->drop_flow_limit;
 			ps->drop_horizon += ls->drop_horizon;
-			ps->reordered += ls->reordered;
+			ps->held_for_order += ls->held_for_order;
 			ps->drop_inbox += ls->drop_inbox;
 			ps->flows_new += ls->flows_new;
 			ps->flows_aged += ls->flows_aged;
@@ -379,10 +379,13 @@ json_flows(FILE *f)
 			double rate = 0;
 
 			pcr_flow_key_format(key, k, sizeof(k));
-			if (fl->tx_packets > 1 && fl->last_tx_tsc > fl->first_tx_tsc)
+			uint64_t span = (uint64_t)(uint32_t)(fl->last_tx - fl->first_tx)
+					<< PCR_SPAN_SHIFT;
+
+			if (fl->tx_packets > 1 && span > 0)
 				/* after the first packet (mean size) over the span */
 				rate = (double)(fl->tx_bytes - fl->tx_bytes / fl->tx_packets) * 8 /
-				       (ns_of(fl->last_tx_tsc - fl->first_tx_tsc) / 1e9);
+				       (ns_of(span) / 1e9);
 			fprintf(f,
 				"%s{\"key\":\"%s\",\"class\":\"%s\",\"egress\":%u,\"tx_packets\":%" PRIu64
 				",\"tx_bytes\":%" PRIu64 ",\"rate_bps\":%.1f}",
@@ -417,7 +420,7 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 			",\"rx_packets\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
 			",\"tx_packets\":%" PRIu64 ",\"tx_bytes\":%" PRIu64
 			",\"queued\":%" PRIu64 ",\"late\":%" PRIu64
-			",\"early\":%" PRIu64 ",\"reordered\":%" PRIu64
+			",\"early\":%" PRIu64 ",\"held_for_order\":%" PRIu64
 			",\"offloaded\":%" PRIu64
 			",\"tx_retry\":%" PRIu64
 			",\"dropped_total\":%" PRIu64 ",\"dropped\":{",
@@ -425,7 +428,7 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 			pcr_app.ports[p].peer, pcr_app.ports[p].rates->agg.bps,
 			ps->rx_packets, ps->rx_bytes, ps->tx_packets,
 			ps->tx_bytes, ps->queued, ps->tx_late, ps->tx_early,
-			ps->reordered, ps->tx_offloaded, ps->tx_retry, ps->dropped);
+			ps->held_for_order, ps->tx_offloaded, ps->tx_retry, ps->dropped);
 		for (i = 0; i < RTE_DIM(drop_names); i++)
 			fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "",
 				drop_names[i], drop_value(ps, i));

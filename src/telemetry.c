@@ -36,7 +36,7 @@ static const struct {
 	C(pending), C(tx_retry), C(tx_offloaded), C(dropped), C(drop_horizon),
 	C(drop_flow_limit), C(drop_spill), C(drop_no_mbuf), C(drop_tx),
 	C(drop_shutdown), C(drop_inbox), C(drop_wheel_nomem), C(drop_rx_missed),
-	C(flows_new), C(flows_aged), C(flow_table_full), C(reordered),
+	C(flows_new), C(flows_aged), C(flow_table_full), C(held_for_order),
 #undef C
 };
 

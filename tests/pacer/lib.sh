@@ -66,7 +66,9 @@ PY
 
 # conserved FILE.json: for every port, what its peers received equals
 # tx + dropped + queued, every mbuf is back in the pool, nothing left
-# early and no flow's departures went back (reordered).
+# early, and no departure had to be held back for its flow's order
+# (held_for_order: the policies keep a flow's departures in order unless
+# the flow changes class, or its rate goes from unlimited to finite).
 conserved() {
     expect "$1" \
         'd["mempool_in_use_at_exit"] == 0' \
@@ -74,7 +76,7 @@ conserved() {
         'all(sum(q["rx_packets"] for q in d["ports"] if q["peer"] == p["port"]) == p["tx_packets"] + sum(p["dropped"].values()) + p["queued"] for p in d["ports"])' \
         'all(p["dropped_total"] == sum(p["dropped"].values()) for p in d["ports"])' \
         'all(p["early"] == 0 for p in d["ports"])' \
-        'all(p["reordered"] == 0 for p in d["ports"])'
+        'all(p["held_for_order"] == 0 for p in d["ports"])'
 }
 
 # pcap_scale FILE.json: the factor that turns net_pcap's output timestamps

@@ -14,9 +14,11 @@
 # (from the capture) must be the rate then set within 2 % (64-byte frames:
 # the window holds 7000..30000 of them). Also: every command is echoed
 # after the prompt, a bad command says why and the script goes on,
-# conservation, and no reordering within a flow: pacer's `reordered`
-# counter (a flow's departure earlier than its previous one, checked for
-# every packet; lib.sh conserved) stays 0. The capture cannot tell: the
+# conservation, and no reordering within a flow: the timestamper holds a
+# departure back to its flow's previous one if it has to, and counts it
+# (held_for_order); with rate changes alone the policies must keep the
+# order by themselves, so the count stays 0 (lib.sh conserved). The
+# capture cannot tell: the
 # replay repeats each flow's sequence numbers and a flow keeps about one
 # frame in a thousand, so a wrap looks like a step back. (Before the
 # policy state became the end of the reserved schedule, this script's

@@ -57,7 +57,7 @@ def check(cond, what):
         ok = False
 port_keys = ["name", "peer", "rate_bps", "rx_packets", "rx_bytes", "tx_packets", "tx_bytes",
              "queued", "pending", "tx_retry", "offloaded", "dropped_total", "late", "early",
-             "reordered", "flows_new", "flows_aged", "flow_table_full",
+             "held_for_order", "flows_new", "flows_aged", "flow_table_full",
              "departure_error_p50_ns", "departure_error_p99_ns", "departure_error_max_ns"] + \
             ["drop_" + k for k in p["dropped"]]
 for k in port_keys:
@@ -67,7 +67,7 @@ for k in ("tsc_hz", "tsc_hz_eal", "tsc_ppb", "consistent", "forwarding", "mbufs_
     check(k in stats, "/pacer/stats lacks %s" % k)
 # counters equal the exit statistics
 for k in ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "queued", "late", "early",
-          "reordered", "offloaded", "tx_retry", "flows_new"):
+          "held_for_order", "offloaded", "tx_retry", "flows_new"):
     check(stats0[k] == p[k], "%s: telemetry %s, --stats-json %s" % (k, stats0[k], p[k]))
 check(stats0["dropped_total"] == p["dropped_total"], "dropped_total")
 for k, v in p["dropped"].items():
