@@ -93,35 +93,6 @@ run_wire() {
     expect "$tmp/$name.s.json" 'd["packets"] == 2000' 'd["seq_errors"] == 0'
 }
 
-# ls_rate FILE.pcap: bit/s, the least-squares slope of each frame's time
-# against the bytes sent before it
-ls_rate() {
-    python3 - "$1" <<'PY'
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-magic = struct.unpack("<I", b[:4])[0]
-e = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
-scale = 1 if struct.unpack(e + "I", b[:4])[0] == 0xa1b23c4d else 1000
-off, xs, ys, sent = 24, [], [], 0
-while off + 16 <= len(b):
-    s, frac, incl, orig = struct.unpack(e + "IIII", b[off:off + 16])
-    xs.append(sent)
-    ys.append(s * 10**9 + frac * scale)
-    sent += orig
-    off += 16 + incl
-# departures are never early, only sometimes late (the TX lcore lost its
-# CPU): fit, leave out what is more than 50 us late, fit again
-keep = list(range(len(xs)))
-for _ in range(4):
-    n = len(keep)
-    mx = sum(xs[i] for i in keep) / n
-    my = sum(ys[i] for i in keep) / n
-    slope = sum((xs[i] - mx) * (ys[i] - my) for i in keep) / sum((xs[i] - mx) ** 2 for i in keep)
-    keep = [i for i in range(len(xs)) if ys[i] - (my + slope * (xs[i] - mx)) < 50000]
-print("%.1f %d" % (8e9 / slope, len(xs) - len(keep)))
-PY
-}
-
 run_wire measured
 read -r m_ls m_late < <(ls_rate "$tmp/measured.pcap")
 python3 -c "import sys; r = float(sys.argv[1]); sys.exit(0 if abs(r - 8e6) <= 0.001 * 8e6 else 1)" "$m_ls" ||
