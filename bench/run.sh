@@ -16,8 +16,9 @@
 # Every figure is a median over --reps reps; every ratio is against a
 # baseline measured in the same rep. Prints one JSON object per
 # measurement ({"bench","case","value","unit","baseline","baseline_value"})
-# and a `goal NAME: value V target T (met|missed)` line per goal; without
-# --json a human-readable progress log goes to stderr as well.
+# and a `goal NAME: value V target T (met|missed)` line per goal on stdout;
+# a progress log (every rep's figures) goes to stderr.
+# --json is what issue 7 names; the output is JSON lines either way.
 # Never run by meson test. About 7 minutes with the defaults.
 
 set -u
@@ -41,7 +42,7 @@ while [ $# -gt 0 ]; do
 	--secs) SECS=$2; shift ;;
 	--only) ONLY=$2; shift ;;
 	--quick) QUICK=1; REPS=1; SECS=3 ;;
-	-h|--help) sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -62,7 +63,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-log() { [ "$JSON" = 1 ] || echo "run.sh: $*" >&2; }
+log() { echo "run.sh: $*" >&2; }
 GOALS=()
 
 # emit BENCH CASE VALUE UNIT BASELINE BASELINE_VALUE (null for none)
@@ -121,7 +122,8 @@ pacer_mpps() {
 throughput_case() {
 	local name=$1 vdevs=$2 size=$3 flows=$4 mem=$5 mbufs=$6
 	local r tp pu pp rate frate ratio tps=() pus=() pps=() ratios=()
-	local dur=$((SECS + 2))
+	# start-up: a 262144-mbuf pool without hugepages takes seconds to fill
+	local dur=$((SECS + 2 + (mbufs > 100000 ? 4 : 0)))
 
 	for r in $(seq 1 "$REPS"); do
 		run_for "$dur" "$TMP/tp.out" "$TESTPMD" $EAL_COMMON -m "$mem" \
@@ -134,7 +136,7 @@ throughput_case() {
 		pu=$(pacer_mpps "$TMP/pu.out")
 		if [ "$tp" = null ] || [ "$pu" = null ]; then
 			echo "run.sh: $name rep $r: no figure (testpmd $tp, pacer $pu); logs:" >&2
-			tail -5 "$TMP/tp.out" "$TMP/pu.out" >&2
+			tail -n 5 "$TMP/tp.out" "$TMP/pu.out" >&2
 			return 1
 		fi
 		# per egress port: half of the total, in bit/s of frame bytes
@@ -145,7 +147,7 @@ throughput_case() {
 			--mbufs "$mbufs" --max-flows $((flows * 2 + 1024)) \
 			--rate "$rate" --flow-rate "$frate" --stats-json "$TMP/pp.json"
 		pp=$(pacer_mpps "$TMP/pp.out")
-		[ "$pp" = null ] && { echo "run.sh: $name rep $r: paced run gave no figure" >&2; tail -5 "$TMP/pp.out" >&2; return 1; }
+		[ "$pp" = null ] && { echo "run.sh: $name rep $r: paced run gave no figure" >&2; tail -n 5 "$TMP/pp.out" >&2; return 1; }
 		ratio=$(awk -v a="$pp" -v b="$tp" 'BEGIN {printf "%.4f", a / b}')
 		log "$name rep $r: testpmd $tp Mpps, pacer unpaced $pu, paced $pp (--rate $rate --flow-rate $frate) ratio $ratio;" \
 			"paced drops $(jq '[.ports[].dropped_total] | add' "$TMP/pp.json" 2>/dev/null)," \
@@ -190,7 +192,7 @@ sched() {
 	[ "$QUICK" = 1 ] && args+=(--quick)
 	"$SCHED" "${args[@]}" >"$TMP/sched.json" 2>"$TMP/sched.err" ||
 		{ echo "run.sh: pacer-bench-sched failed:" >&2; tail -5 "$TMP/sched.err" >&2; return 1; }
-	[ "$JSON" = 1 ] || cat "$TMP/sched.err" >&2
+	grep -v '^EAL' "$TMP/sched.err" >&2
 	# its lines: {"impl":"pacer"|"rte_sched","flows":N,"ns_per_pkt":X,...}
 	local fl pw rs ratio prev=
 	for fl in $(jq -r 'select(.impl=="pacer") | .flows' "$TMP/sched.json"); do
@@ -231,7 +233,7 @@ accuracy() {
 				--stats-json "$TMP/acc.json" >"$TMP/acc.out" 2>&1
 			jq -r '.departure_error_ns | [.p50, .p99, .p999, .max, .count] | @tsv' \
 				"$TMP/acc.json" >>"$TMP/acc.vals" 2>/dev/null ||
-				{ echo "run.sh: accuracy $rate: no statistics" >&2; tail -5 "$TMP/acc.out" >&2; return 1; }
+				{ echo "run.sh: accuracy $rate: no statistics" >&2; tail -n 5 "$TMP/acc.out" >&2; return 1; }
 			log "accuracy $rate rep $r: p50 p99 p999 max count = $(tail -1 "$TMP/acc.vals")"
 		done
 		name="1514B-$rate-slot1us"
