@@ -51,7 +51,8 @@
 #
 # pacer's worker must have its CPU: each pacer run measures how long the
 # worker waited for it (schedstat run delay and steal, see step()); a run
-# whose checks fail while it lost more than 1 % is run again (3 tries).
+# whose checks fail while it lost more than 1 % is run again (3 tries,
+# unless it lost more than 20 %).
 #
 # Output: the table on stdout (--json: one JSON object per shaper on stdout
 # instead, the table on stderr); "ok:"/"FAIL:" lines on stderr. Exit 0 if
@@ -219,7 +220,11 @@ step() {
         contended=0
         "$fn"
         excused=$(py "1 if $contended and $step_excess <= $lost_pct else 0")
-        if [ "$step_failed" -eq 0 ] || [ "$excused" -eq 0 ] || [ "$try" -eq 3 ]; then
+        # more than 20 % lost: another busy-poller shares the CPU, and
+        # trying again within the minute only costs time (the suite must
+        # stay within ~3 minutes)
+        if [ "$step_failed" -eq 0 ] || [ "$excused" -eq 0 ] || [ "$try" -eq 3 ] ||
+            [ "$(py "1 if $lost_pct > 20 else 0")" -eq 1 ]; then
             break
         fi
         sed 's/^/  (try '"$try"') /' "$tmp/step.checks" >&2
