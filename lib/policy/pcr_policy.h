@@ -32,7 +32,11 @@
  * apart; pcr_policy_refresh() keeps an idle shared policy within reach.
  * A rate is held as fine units per byte in 48.16 fixed point, so a
  * 64-byte frame at 400 Gbit/s still costs a cost known to 1 part in 10^5;
- * costs are rounded up, so a policy never exceeds its rate.
+ * the rate and every cost are rounded up, so a policy never exceeds its
+ * rate.
+ *
+ * Reach. A burst is at most PCR_POLICY_AHEAD_MAX fine units (2^53 TSC
+ * cycles, 26 days at 4 GHz): 1 GiB at a slow rate would be beyond 2^64.
  *
  * Sharing. A flow policy belongs to one RX lcore (plain loads and stores).
  * Class and aggregate policies are shared by every RX lcore and advance
@@ -55,6 +59,9 @@ extern "C" {
 #define PCR_FINE_SHIFT 8
 #define PCR_RATE_FRAC 16
 
+/** Furthest a policy reaches past now, in fine units (see Reach). */
+#define PCR_POLICY_AHEAD_MAX (UINT64_C(1) << 61)
+
 /** Bytes of credit a policy banks by default: one 1500-byte MTU frame. */
 #define PCR_BURST_DEFAULT 1514
 
@@ -62,7 +69,7 @@ extern "C" {
 struct pcr_rate {
 	uint64_t bps;         /**< bits per second; 0 = unlimited */
 	uint64_t fpb;         /**< fine units per byte, 48.16; 0 = unlimited */
-	uint64_t burst;       /**< credit, fine units */
+	uint64_t burst;       /**< credit, fine units, <= PCR_POLICY_AHEAD_MAX */
 	uint64_t burst_bytes; /**< credit, bytes */
 };
 
