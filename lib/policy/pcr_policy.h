@@ -35,8 +35,15 @@
  * the rate and every cost are rounded up, so a policy never exceeds its
  * rate.
  *
- * Reach. A burst is at most PCR_POLICY_AHEAD_MAX fine units (2^53 TSC
- * cycles, 26 days at 4 GHz): 1 GiB at a slow rate would be beyond 2^64.
+ * Reach. A policy never looks further ahead than PCR_POLICY_AHEAD_MAX
+ * fine units: a departure is at most that far past now, a bucket at most
+ * that far past the departure, a burst at most that large. That keeps
+ * every time a policy holds within 2^62 of now, so the signed
+ * comparisons stay right however slow the rate and however long a flood
+ * lasts (a flood at 1 Mbit/s would otherwise carry `full` 2^63 ahead in
+ * about 10^9 packets, and its next packet would leave at once). The cap
+ * is 2^53 TSC cycles, 26 days at 4 GHz, far beyond any horizon: only
+ * packets that are dropped at the horizon anyway ever meet it.
  *
  * Sharing. A flow policy belongs to one RX lcore (plain loads and stores).
  * Class and aggregate policies are shared by every RX lcore and advance
@@ -121,20 +128,32 @@ pcr_fine_max(uint64_t a, uint64_t b)
 	return pcr_fine_after(a, b) ? a : b;
 }
 
-/** Earliest departure a bucket at @p full allows a packet of @p cost. */
+/**
+ * Earliest departure a bucket at @p full allows a packet of @p cost, at
+ * most PCR_POLICY_AHEAD_MAX past @p now.
+ */
 static inline uint64_t
 pcr_policy_allow(uint64_t full, uint64_t now, uint64_t cost, uint64_t burst)
 {
 	uint64_t b = burst > cost ? burst : cost;
+	uint64_t dep = pcr_fine_max(full - b + cost, now);
 
-	return pcr_fine_max(full - b + cost, now);
+	return dep - now > PCR_POLICY_AHEAD_MAX ? now + PCR_POLICY_AHEAD_MAX :
+						  dep;
 }
 
-/** The bucket after a packet of @p cost left at @p departure. */
+/**
+ * The bucket after a packet of @p cost left at @p departure, at most
+ * PCR_POLICY_AHEAD_MAX past it.
+ */
 static inline uint64_t
 pcr_policy_after(uint64_t full, uint64_t departure, uint64_t cost)
 {
-	return pcr_fine_max(full, departure) + cost;
+	uint64_t f = pcr_fine_max(full, departure) + cost;
+
+	return f - departure > PCR_POLICY_AHEAD_MAX ?
+		       departure + PCR_POLICY_AHEAD_MAX :
+		       f;
 }
 
 /** A new policy: bucket full at @p now. */

@@ -28,9 +28,6 @@
 #include "pcr_policy.h"
 
 #define MAX_PKTS 512
-#ifndef PCR_POLICY_AHEAD_MAX
-#define PCR_POLICY_AHEAD_MAX (1ull << 61)
-#endif
 
 typedef __int128 i128;
 typedef unsigned __int128 u128;
