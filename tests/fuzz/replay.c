@@ -140,6 +140,6 @@ main(int argc, char **argv)
 		fprintf(stderr, "replay: no input in %s...\n", argv[1]);
 		return 1;
 	}
-	printf("replay: %lu inputs, no failure\n", n_run);
+	fprintf(stderr, "replay: %lu inputs, no failure\n", n_run);
 	return 0;
 }
