@@ -21,7 +21,7 @@ c=$here/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for d in classify_frame classify_mbuf values match config pcapstat policy_time; do
+for d in classify_frame classify_mbuf values match config pcapstat pcapgen_append policy_time; do
     mkdir -p "$c/$d"
     rm -f "$c/$d"/seed-*
 done
@@ -44,6 +44,10 @@ done
 capture --ipv6 --malformed ipv6-ext --malformed ipv6-ext-trunc --malformed frag
 "$gen" -o "$tmp/jumbo.pcap" --count 2 --size 9018 --malformed jumbo 2>/dev/null
 cp "$tmp/jumbo.pcap" "$c/pcapstat/seed-gen-jumbo.pcap"
+# --append reads captures too (nanosecond, Ethernet)
+for k in 0 3 5 9 jumbo; do
+    cp "$c/pcapstat/seed-gen-$k.pcap" "$c/pcapgen_append/seed-gen-$k.pcap"
+done
 
 python3 - "$c" "$tmp" "$data" <<'PY'
 import glob, os, struct, sys
