@@ -908,7 +908,8 @@ append_last_ts(const char *path, uint64_t *last_ns)
 			     ? pcap_datalink_val_to_name(pcap_datalink(p))
 			     : "unknown");
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
-		*last_ns = (uint64_t)h->ts.tv_sec * NS_PER_S +
+		/* the file's seconds are unsigned 32-bit; libpcap sign-extends */
+		*last_ns = (uint64_t)(uint32_t)h->ts.tv_sec * NS_PER_S +
 			   (uint64_t)h->ts.tv_usec;
 		any = true;
 	}

@@ -765,7 +765,8 @@ read_capture(const struct cfg *c, struct flow_table *t, struct pkts *pk,
 		idx = table_find_or_add(t, &ps.key);
 		f = &t->flows[idx];
 
-		ts = (uint64_t)h->ts.tv_sec * 1000000000ULL +
+		/* the file's seconds are unsigned 32-bit; libpcap sign-extends */
+		ts = (uint64_t)(uint32_t)h->ts.tv_sec * 1000000000ULL +
 		     (uint64_t)h->ts.tv_usec;
 		wire = h->len + c->wire_overhead;
 		if (f->packets == 0)
