@@ -82,14 +82,14 @@ pcr_flowtab_free(struct pcr_flowtab *ft)
 	rte_free(ft);
 }
 
+/* The first live class whose rule fits, in file order; else default. */
 static uint16_t
-classify_flow(const struct pcr_flow_key *k)
+classify_flow(const struct pcr_classtab *ct, const struct pcr_flow_key *k)
 {
-	const struct pcr_config *c = &pcr_app.cfg;
 	unsigned int i;
 
-	for (i = 1; i < c->n_classes; i++)
-		if (pcr_match_key(&c->classes[i].match, k))
+	for (i = 1; i < ct->n; i++)
+		if (ct->live[i] && pcr_match_key(&ct->match[i], k))
 			return (uint16_t)i;
 	return 0;
 }
@@ -97,7 +97,8 @@ classify_flow(const struct pcr_flow_key *k)
 /* A flow not in the table yet (or added earlier in this burst). */
 static struct pcr_flow *
 flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
-	     const struct pcr_flow_key *k, uint16_t egress, uint64_t now)
+	     const struct pcr_classtab *ct, const struct pcr_flow_key *k,
+	     uint16_t egress, uint64_t now)
 {
 	struct pcr_flow *f;
 	int32_t pos;
@@ -107,7 +108,7 @@ flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 		return &ft->flows[pos];
 	pos = rte_hash_add_key(ft->h, k);
 	if (unlikely(pos < 0)) {
-		uint16_t cls = classify_flow(k);
+		uint16_t cls = classify_flow(ct, k);
 
 		st->flow_table_full++;
 		f = &ft->overflow[cls];
@@ -116,11 +117,22 @@ flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 	f = &ft->flows[pos];
 	memset(f, 0, sizeof(*f));
 	f->in_use = true;
-	f->class_id = classify_flow(k);
+	f->class_id = classify_flow(ct, k);
+	f->class_gen = ct->gen;
 	f->egress = egress;
-	pcr_policy_init((struct pcr_policy *)&f->full, now);
+	pcr_policy_init((struct pcr_policy *)&f->empty, now);
 	st->flows_new++;
 	return f;
+}
+
+/* The burst (fine units) of flow @p f's rate now. Any lcore (RCU). */
+static inline uint64_t
+flow_burst(const struct pcr_flow *f)
+{
+	const struct pcr_rates *rs =
+		__atomic_load_n(&pcr_app.ports[f->egress].rates, __ATOMIC_ACQUIRE);
+
+	return rs->cls_flow[f->class_id].burst;
 }
 
 /*
@@ -135,13 +147,13 @@ static void
 flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 {
 	struct pcr_flowtab *ft = lc->ft;
-	uint64_t idle = pcr_app.cfg.flow_idle_ms * (pcr_app.tsc_hz / 1000);
+	uint64_t idle = pcr_app.cfg.flow_idle_ms * (pcr_clock_tsc_hz() / 1000);
 	uint64_t now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
 	uint32_t i;
 
 	if (now_tsc < ft->next_age_tsc)
 		return;
-	ft->next_age_tsc = now_tsc + pcr_app.tsc_hz / 1000000 * AGE_PERIOD_US;
+	ft->next_age_tsc = now_tsc + pcr_clock_tsc_hz() / 1000000 * AGE_PERIOD_US;
 	for (i = 0; i < ft->age_batch; i++) {
 		struct pcr_flow *f = &ft->flows[ft->iter];
 		void *key;
@@ -150,7 +162,9 @@ flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 			ft->iter = 0;
 		if (!f->in_use ||
 		    __atomic_load_n(&f->queued, __ATOMIC_ACQUIRE) != 0 ||
-		    now_tsc - f->last_seen < idle || pcr_fine_after(f->full, now))
+		    (uint64_t)(uint32_t)(pcr_coarse(now_tsc) - f->last_seen) <
+			    (idle >> PCR_COARSE_SHIFT) ||
+		    !pcr_policy_idle(f->empty, now, flow_burst(f)))
 			continue;
 		if (rte_hash_get_key_with_position(ft->h, f - ft->flows,
 						   &key) != 0 ||
@@ -171,11 +185,14 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 	uint64_t dep_tsc[PCR_RX_BURST];
 	int32_t pos[PCR_RX_BURST];
 	struct pcr_port *eg = &pcr_app.ports[q->egress];
+	const struct pcr_rates *rs;
+	const struct pcr_classtab *ct;
 	struct pcr_lstats *in_st = &lc->st[q->port];
 	struct pcr_lstats *eg_st = &lc->st[q->egress];
 	const struct pcr_config *c = &pcr_app.cfg;
 	struct pcr_flowtab *ft = lc->ft;
-	uint64_t now_tsc, now;
+	uint64_t now_tsc, now, flow_limit, horizon_tsc, limit;
+	bool drop_beyond;
 	unsigned int i, k = 0, sent;
 	uint16_t n;
 
@@ -184,6 +201,13 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		return;
 	now_tsc = rte_rdtsc();
 	now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
+	/* held until this lcore's next quiescent report (RCU) */
+	rs = __atomic_load_n(&eg->rates, __ATOMIC_ACQUIRE);
+	/* the furthest departure the wheel takes, less two slots of margin */
+	horizon_tsc = __atomic_load_n(&eg->tx->rx_horizon_tsc, __ATOMIC_RELAXED);
+	drop_beyond = horizon_tsc != 0;
+	limit = now + (horizon_tsc << PCR_FINE_SHIFT);
+	ct = __atomic_load_n(&pcr_app.classtab, __ATOMIC_ACQUIRE);
 
 	pcr_classify_parse_burst(pkts, n, info);
 	for (i = 0; i < n; i++)
@@ -196,21 +220,26 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		struct rte_mbuf *m = pkts[i];
 		uint32_t bytes = rte_pktmbuf_pkt_len(m);
 		struct pcr_flow *f;
-		const struct pcr_rate *fr;
-		struct pcr_shared_policy *cp;
-		uint64_t dep = now, fcost = 0;
+		const struct pcr_rate *fr, *cr;
+		uint64_t dep = now, fcost;
 
 		in_st->rx_packets++;
 		in_st->rx_bytes += bytes;
 		in_st->classify[info[i].result]++;
 
 		f = pos[i] >= 0 ? &ft->flows[pos[i]] :
-				  flow_get_new(ft, eg_st, &info[i].key,
+				  flow_get_new(ft, eg_st, ct, &info[i].key,
 					       q->egress, now);
-		f->last_seen = now_tsc;
-		if (c->flow_limit != 0 &&
-		    __atomic_load_n(&f->queued, __ATOMIC_RELAXED) >=
-			    c->flow_limit) {
+		/* classes changed since this flow was matched */
+		if (unlikely(f->class_gen != ct->gen) && f->in_use) {
+			f->class_id = classify_flow(ct, &info[i].key);
+			f->class_gen = ct->gen;
+		}
+		f->last_seen = pcr_coarse(now_tsc);
+		flow_limit = __atomic_load_n(&c->flow_limit, __ATOMIC_RELAXED);
+		if (flow_limit != 0 &&
+		    pcr_q_pkts(__atomic_load_n(&f->queued, __ATOMIC_RELAXED)) >=
+			    flow_limit) {
 			eg_st->drop_flow_limit++;
 			rte_pktmbuf_free(m);
 			continue;
@@ -218,38 +247,84 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 		bytes += (uint32_t)c->wire_overhead;
 
 		/* flow: private, advanced by the final departure below */
-		fr = &eg->cls_flow_rate[f->class_id];
+		fcost = 0;
+		fr = &rs->cls_flow[f->class_id];
 		if (!pcr_rate_unlimited(fr)) {
 			fcost = pcr_rate_cost(fr, bytes);
-			dep = pcr_policy_allow(f->full, now, fcost, fr->burst);
+			dep = pcr_policy_allow(f->empty, now, fcost, fr->burst);
 		}
 		/* class and port aggregate: shared, each by its own time */
-		cp = &eg->cls[f->class_id];
-		if (!pcr_rate_unlimited(&cp->rate))
-			dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
-							&cp->pol, &cp->rate,
-							now, bytes));
-		if (!pcr_rate_unlimited(&eg->agg.rate))
-			dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
-							&eg->agg.pol,
-							&eg->agg.rate, now,
-							bytes));
-		if (fcost != 0)
-			f->full = pcr_policy_after(f->full, dep, fcost);
+		cr = &rs->cls[f->class_id];
+		if (drop_beyond) {
+			/* beyond the horizon: dropped here, charged to no
+			 * policy, so an overload cannot push them past it */
+			uint64_t d;
 
-		__atomic_fetch_add(&f->queued, 1, __ATOMIC_RELAXED);
+			if (pcr_fine_after(dep, limit))
+				goto horizon;
+			if (!pcr_rate_unlimited(cr)) {
+				if (!pcr_policy_stamp_shared_within(
+					    &eg->cls[f->class_id].pol, cr, now,
+					    bytes, limit, &d))
+					goto horizon;
+				dep = pcr_fine_max(dep, d);
+			}
+			if (!pcr_rate_unlimited(&rs->agg)) {
+				if (!pcr_policy_stamp_shared_within(
+					    &eg->agg.pol, &rs->agg, now, bytes,
+					    limit, &d)) {
+					if (!pcr_rate_unlimited(cr))
+						pcr_policy_refund(&eg->cls[f->class_id].pol,
+								  cr, bytes);
+					goto horizon;
+				}
+				dep = pcr_fine_max(dep, d);
+			}
+		} else {
+			if (!pcr_rate_unlimited(cr))
+				dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
+						&eg->cls[f->class_id].pol, cr,
+						now, bytes));
+			if (!pcr_rate_unlimited(&rs->agg))
+				dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
+						&eg->agg.pol, &rs->agg, now,
+						bytes));
+		}
+		/*
+		 * A flow's departures never go back, so the wheel (FIFO per
+		 * slot) keeps its order. The policies alone keep it while a
+		 * flow stays in its class at a finite rate; a flow matched to
+		 * another class, or whose rate went from unlimited to finite,
+		 * would otherwise meet another policy's (earlier) time.
+		 */
+		if (unlikely(pcr_fine_after(f->last_dep, dep))) {
+			dep = f->last_dep;
+			eg_st->held_for_order++;
+		}
+		f->last_dep = dep;
+		if (fcost != 0)
+			f->empty = pcr_policy_after(f->empty, dep, fcost, fr->burst);
+
+		__atomic_fetch_add(&f->queued, pcr_q(rte_pktmbuf_pkt_len(m)),
+				   __ATOMIC_RELAXED);
 		*pcr_flow_field(m) = f;
 		/* fine -> TSC, rounded up: never earlier than the policies */
 		dep_tsc[k] = now_tsc + ((dep - now + (1u << PCR_FINE_SHIFT) - 1) >>
 					PCR_FINE_SHIFT);
 		fl[k] = f;
 		out[k++] = m;
+		continue;
+horizon:
+		eg_st->drop_horizon++;
+		rte_pktmbuf_free(m);
 	}
 	if (k == 0)
 		return;
 	sent = pcr_wheel_enqueue_burst(eg->tx->wheel, out, dep_tsc, k);
 	for (i = sent; i < k; i++) {
-		__atomic_fetch_sub(&fl[i]->queued, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&fl[i]->queued,
+				   pcr_q(rte_pktmbuf_pkt_len(out[i])),
+				   __ATOMIC_RELEASE);
 		eg_st->drop_inbox++;
 		rte_pktmbuf_free(out[i]);
 	}
@@ -265,7 +340,10 @@ tx_account(struct pcr_txport *tp, unsigned int i, uint64_t tx_tsc)
 
 	tp->tx_packets++;
 	tp->tx_bytes += len;
-	if (unlikely(tx_tsc < dep)) {
+	if (tp->pend_offl[i]) {
+		/* the NIC sends it at its time; the handover is what we see */
+		tp->tx_offloaded++;
+	} else if (unlikely(tx_tsc < dep)) {
 		tp->tx_early++;
 		pcr_hist_add(&tp->err, 0);
 	} else {
@@ -278,15 +356,13 @@ tx_account(struct pcr_txport *tp, unsigned int i, uint64_t tx_tsc)
 	}
 	tp->cls[f->class_id].tx_packets++;
 	tp->cls[f->class_id].tx_bytes += len;
-	if (f->tx_packets == 0) {
-		f->first_tx_tsc = tx_tsc;
-		f->first_len = len;
-	}
+	if (f->tx_packets == 0)
+		f->first_tx = pcr_span(tx_tsc);
 	f->tx_packets++;
 	f->tx_bytes += len;
-	f->last_tx_tsc = tx_tsc;
+	f->last_tx = pcr_span(tx_tsc);
 	/* last touch: once 0, the RX lcore may age the flow out */
-	__atomic_fetch_sub(&f->queued, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&f->queued, pcr_q(len), __ATOMIC_RELEASE);
 }
 
 /* Drop the packets pending on @p tp, counted in @p ctr. */
@@ -296,8 +372,8 @@ tx_drop_pending(struct pcr_txport *tp, uint64_t *ctr)
 	unsigned int i;
 
 	for (i = 0; i < tp->n_pend; i++) {
-		__atomic_fetch_sub(&tp->pend_flow[i]->queued, 1,
-				   __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&tp->pend_flow[i]->queued,
+				   pcr_q(tp->pend_len[i]), __ATOMIC_RELEASE);
 		rte_pktmbuf_free(tp->pend[i]);
 	}
 	*ctr += tp->n_pend;
@@ -305,16 +381,25 @@ tx_drop_pending(struct pcr_txport *tp, uint64_t *ctr)
 }
 
 static void
-tx_take(struct pcr_txport *tp, unsigned int from, unsigned int n)
+tx_take(struct pcr_txport *tp, unsigned int from, unsigned int n,
+	uint64_t now_tsc, bool offl)
 {
 	unsigned int i;
 
 	for (i = from; i < from + n; i++) {
 		struct rte_mbuf *m = tp->pend[i];
+		uint64_t dep = *pcr_wheel_departure(m, pcr_app.dep_dynfield);
 
-		tp->pend_dep[i] = *pcr_wheel_departure(m, pcr_app.dep_dynfield);
+		tp->pend_dep[i] = dep;
 		tp->pend_len[i] = rte_pktmbuf_pkt_len(m);
 		tp->pend_flow[i] = *pcr_flow_field(m);
+		/* send-on-timestamp: the NIC holds what is not due yet */
+		tp->pend_offl[i] = offl && (int64_t)(dep - now_tsc) > 0;
+		if (tp->pend_offl[i]) {
+			*RTE_MBUF_DYNFIELD(m, tp->ts_field, uint64_t *) =
+				pcr_clock_tsc_to_nic(tp->port, dep);
+			m->ol_flags |= tp->ts_flag;
+		}
 	}
 }
 
@@ -325,15 +410,21 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 	uint64_t tx_tsc;
 
 	if (tp->n_pend < PCR_TX_BURST) {
-		/* a slot leaves once its end has passed: never early */
-		n = pcr_wheel_dequeue_burst(tp->wheel,
-					    now_tsc - tp->gran_tsc + 1,
+		/* a slot leaves once its end has passed: never early; with
+		 * send-on-timestamp, once its end is within the offload
+		 * horizon (the NIC holds the packets until their time) */
+		bool offl = tp->offload_tsc != 0 &&
+			    pcr_clock_nic_valid(tp->port);
+		uint64_t upto = (offl ? now_tsc + tp->offload_tsc : now_tsc) -
+				tp->gran_tsc + 1;
+
+		n = pcr_wheel_dequeue_burst(tp->wheel, upto,
 					    tp->pend + tp->n_pend,
 					    PCR_TX_BURST - tp->n_pend);
 		if (n != 0) {
 			if (tp->n_pend == 0)
 				tp->stuck_since = now_tsc;
-			tx_take(tp, tp->n_pend, n);
+			tx_take(tp, tp->n_pend, n, now_tsc, offl);
 			tp->n_pend += n;
 		}
 	}
@@ -360,11 +451,26 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 			rest * sizeof(tp->pend_len[0]));
 		memmove(tp->pend_flow, tp->pend_flow + sent,
 			rest * sizeof(tp->pend_flow[0]));
+		memmove(tp->pend_offl, tp->pend_offl + sent,
+			rest * sizeof(tp->pend_offl[0]));
 		tp->n_pend = rest;
 		tp->stuck_since = tx_tsc;
 	} else if (tx_tsc - tp->stuck_since > tp->hold_tsc) {
 		tx_drop_pending(tp, &tp->tx_drop);
 	}
+}
+
+/* What the control lcore asked of this port's wheel (its consumer's job). */
+static inline void
+tx_port_requests(struct pcr_txport *tp)
+{
+	uint32_t r = __atomic_load_n(&tp->horizon_req, __ATOMIC_ACQUIRE);
+
+	if (likely(r == tp->horizon_done))
+		return;
+	tp->horizon_rc = pcr_wheel_set_horizon(tp->wheel, tp->horizon_ns,
+					       tp->horizon_policy);
+	__atomic_store_n(&tp->horizon_done, r, __ATOMIC_RELEASE);
 }
 
 /* Shutdown without draining: drop everything queued. */
@@ -379,7 +485,9 @@ tx_port_drop_all(struct pcr_txport *tp)
 		for (i = 0; i < n; i++) {
 			struct pcr_flow *f = *pcr_flow_field(m[i]);
 
-			__atomic_fetch_sub(&f->queued, 1, __ATOMIC_RELEASE);
+			__atomic_fetch_sub(&f->queued,
+					   pcr_q(rte_pktmbuf_pkt_len(m[i])),
+					   __ATOMIC_RELEASE);
 			rte_pktmbuf_free(m[i]);
 		}
 		tp->drop_shutdown += n;
@@ -404,7 +512,8 @@ pcr_wheel_drop_cb(struct rte_mbuf *m, enum pcr_wheel_drop_reason r, void *arg)
 	struct pcr_flow *f = *pcr_flow_field(m);
 
 	tp->drop_wheel[r]++;
-	__atomic_fetch_sub(&f->queued, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&f->queued, pcr_q(rte_pktmbuf_pkt_len(m)),
+			   __ATOMIC_RELEASE);
 	rte_pktmbuf_free(m);
 }
 
@@ -430,18 +539,24 @@ pcr_worker_main(void *arg)
 	unsigned int i;
 	bool tx_done = !(lc->roles & PCR_ROLE_TX);
 
+	rte_rcu_qsbr_thread_register(pcr_app.qsbr, lc->lcore_id);
+	rte_rcu_qsbr_thread_online(pcr_app.qsbr, lc->lcore_id);
 	__atomic_store_n(&lc->running, true, __ATOMIC_RELEASE);
 	for (;;) {
 		uint32_t st = __atomic_load_n(&pcr_app.state, __ATOMIC_ACQUIRE);
 		uint64_t now;
 
+		/* between bursts: nothing published is held across here */
+		rte_rcu_qsbr_quiescent(pcr_app.qsbr, lc->lcore_id);
 		pcr_sync_point(lc);
 		if (st == PCR_STOP)
 			break;
 		if (lc->roles & PCR_ROLE_RX) {
 			if (st == PCR_RUN) {
-				for (i = 0; i < lc->n_rxq; i++)
-					rx_queue_poll(lc, &lc->rxq[i]);
+				if (__atomic_load_n(&pcr_app.forwarding,
+						    __ATOMIC_ACQUIRE))
+					for (i = 0; i < lc->n_rxq; i++)
+						rx_queue_poll(lc, &lc->rxq[i]);
 				flowtab_age(lc, rte_rdtsc());
 			} else if (!lc->rx_stopped) {
 				__atomic_store_n(&lc->rx_stopped, true,
@@ -455,6 +570,8 @@ pcr_worker_main(void *arg)
 				tx_port_drop_all(lc->tx[i]);
 			tx_done = true;
 		} else if (!tx_done) {
+			for (i = 0; i < lc->n_tx; i++)
+				tx_port_requests(lc->tx[i]);
 			now = rte_rdtsc();
 			for (i = 0; i < lc->n_tx; i++)
 				tx_port_poll(lc->tx[i], now);
@@ -473,6 +590,8 @@ pcr_worker_main(void *arg)
 			rte_pause(); /* until the control lcore says PCR_STOP */
 		}
 	}
+	rte_rcu_qsbr_thread_offline(pcr_app.qsbr, lc->lcore_id);
+	rte_rcu_qsbr_thread_unregister(pcr_app.qsbr, lc->lcore_id);
 	__atomic_store_n(&lc->running, false, __ATOMIC_RELEASE);
 	return 0;
 }

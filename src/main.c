@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,10 +31,13 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
+#include "control.h"
 #include "pacer.h"
 #include "pcr_clock.h"
 
 struct pcr_app pcr_app;
+
+RTE_LOG_REGISTER(pcr_logtype, pacer.main, INFO);
 
 static volatile sig_atomic_t signals_seen;
 
@@ -42,14 +46,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	signals_seen++;
-}
-
-static void
-sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 /* Usage errors after rte_eal_init(): undo it and exit 2. */
@@ -63,13 +59,13 @@ usage_exit_eal(void)
 static void __rte_noreturn
 fatal(const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "pacer: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	PCR_LOG(ERR, "%s", msg);
 	rte_eal_cleanup();
 	exit(EXIT_FAILURE);
 }
@@ -178,6 +174,8 @@ test_tx_budget_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
 	return k;
 }
 
+static void port_clock_setup(struct pcr_app *a, uint16_t p);
+
 static void
 port_setup(struct pcr_app *a, uint16_t p)
 {
@@ -193,6 +191,17 @@ port_setup(struct pcr_app *a, uint16_t p)
 	rc = rte_eth_dev_info_get(p, &info);
 	if (rc != 0)
 		fatal("port %u: cannot read device info: %s", p, strerror(-rc));
+	pt->tx_offload_capa = (info.tx_offload_capa &
+			       RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP) != 0;
+	if (pt->tx_offload_capa && a->cfg.offload_horizon_us != 0) {
+		if (a->ts_field < 0 &&
+		    rte_mbuf_dyn_tx_timestamp_register(&a->ts_field,
+						       &a->ts_flag) != 0)
+			fatal("cannot register the Tx timestamp dynamic field: %s",
+			      rte_strerror(rte_errno));
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP;
+		pt->tx_offload = true;
+	}
 	if (pt->nb_rxq > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =
@@ -222,44 +231,78 @@ port_setup(struct pcr_app *a, uint16_t p)
 		if (rte_eth_add_tx_callback(p, 0, test_tx_budget_cb,
 					    &test_tx_budget[p]) == NULL)
 			fatal("port %u: PACER_TEST_TX_BUDGET: no TX callbacks", p);
-		fprintf(stderr, "pacer: port %u: test hook: accepts %" PRIu64
-			" packets, then none\n", p, test_tx_budget[p]);
+		PCR_LOG(NOTICE, "port %u: test hook: accepts %" PRIu64
+			" packets, then none", p, test_tx_budget[p]);
 	}
 	rc = rte_eth_dev_start(p);
 	if (rc != 0)
 		fatal("port %u: start failed: %s", p, strerror(-rc));
 	pt->started = true;
+	port_clock_setup(a, p);
 	/* a bump in the wire forwards every frame, whatever its address */
 	rc = rte_eth_promiscuous_enable(p);
 	if (rc != 0 && rc != -ENOTSUP)
-		fprintf(stderr, "pacer: port %u: promiscuous mode: %s\n", p,
+		PCR_LOG(WARNING, "port %u: promiscuous mode: %s", p,
 			strerror(-rc));
 }
 
+/* Rates (RCU-published, see control.c) and the shared policies' state. */
 static void
-policies_init(struct pcr_app *a, uint16_t p)
+policies_init(struct pcr_app *a)
 {
-	const struct pcr_config *c = &a->cfg;
-	struct pcr_port *pt = &a->ports[p];
 	uint64_t now = pcr_fine(rte_rdtsc(), a->epoch_tsc);
-	uint64_t burst = c->burst + c->wire_overhead;
-	uint64_t agg = c->port_rate_set[p] ? c->port_rate_bps[p] : c->rate_bps;
+	size_t sz = rte_rcu_qsbr_get_memsize(RTE_MAX_LCORE);
 	unsigned int i;
+	uint16_t p;
+	int rc;
 
-	if (pcr_rate_init(&pt->agg.rate, agg, burst, a->tsc_hz) != 0)
-		fatal("port %u: rate %" PRIu64 " out of range", p, agg);
-	pcr_policy_init(&pt->agg.pol, now);
-	for (i = 0; i < c->n_classes; i++) {
-		const struct pcr_class_conf *cl = &c->classes[i];
-		uint64_t fr = cl->flow_rate_set ? cl->flow_rate_bps :
-						  c->flow_rate_bps;
+	a->qsbr = rte_zmalloc("pcr_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (a->qsbr == NULL || rte_rcu_qsbr_init(a->qsbr, RTE_MAX_LCORE) != 0)
+		fatal("cannot set up RCU state for the workers");
+	rc = pcr_rates_publish(a);
+	if (rc != 0)
+		fatal("cannot derive the rates: %s", strerror(-rc));
+	rc = pcr_classtab_publish(a);
+	if (rc != 0)
+		fatal("cannot set up the class table: %s", strerror(-rc));
+	for (p = 0; p < a->n_ports; p++) {
+		pcr_policy_init(&a->ports[p].agg.pol, now);
+		for (i = 0; i < a->cfg.n_classes; i++)
+			pcr_policy_init(&a->ports[p].cls[i].pol, now);
+	}
+}
 
-		if (pcr_rate_init(&pt->cls[i].rate, cl->rate_bps, burst,
-				  a->tsc_hz) != 0 ||
-		    pcr_rate_init(&pt->cls_flow_rate[i], fr, burst,
-				  a->tsc_hz) != 0)
-			fatal("class %s: rate out of range", cl->name);
-		pcr_policy_init(&pt->cls[i].pol, now);
+/* The port's clock and send-on-timestamp, once it has started. */
+static void
+port_clock_setup(struct pcr_app *a, uint16_t p)
+{
+	struct pcr_port *pt = &a->ports[p];
+	struct pcr_txport *tp = pt->tx;
+	int rc;
+
+	rc = pcr_clock_nic_enable(p, (unsigned int)a->cfg.nic_clock_bits);
+	pt->nic_clock = rc == 0;
+	if (rc != 0 && rc != -ENOTSUP)
+		PCR_LOG(WARNING, "port %u: NIC clock does not fit the TSC (%s)",
+			p, strerror(-rc));
+	if (pt->tx_offload && !pt->nic_clock) {
+		PCR_LOG(WARNING,
+			"port %u (%s): send-on-timestamp needs the NIC clock, which cannot be read: pacing in software",
+			p, pt->name);
+		pt->tx_offload = false;
+	}
+	if (pt->tx_offload) {
+		tp->ts_field = a->ts_field;
+		tp->ts_flag = a->ts_flag;
+		tp->offload_tsc = pcr_clock_ns_to_cycles(a->cfg.offload_horizon_us * 1000);
+		printf("pacer: port %u (%s): send-on-timestamp: the NIC holds packets up to %" PRIu64
+		       " us ahead of departure\n", p, pt->name, a->cfg.offload_horizon_us);
+	} else if (pt->tx_offload_capa) {
+		printf("pacer: port %u (%s): pacing in software (send-on-timestamp offered; --offload-horizon 0)\n",
+		       p, pt->name);
+	} else {
+		printf("pacer: port %u (%s): pacing in software (the PMD has no send-on-timestamp offload)\n",
+		       p, pt->name);
 	}
 }
 
@@ -282,13 +325,17 @@ wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 	wp.tsc_hz = a->tsc_hz;
 	wp.start_tsc = rte_rdtsc();
 	wp.granularity_ns = a->cfg.slot_ns;
-	wp.horizon_ns = a->cfg.horizon_ms * 1000000ull;
+	wp.horizon_ns = pcr_wheel_horizon_ns(a->cfg.horizon_ms * 1000000ull,
+					     a->cfg.horizon_policy);
 	wp.horizon_policy = a->cfg.horizon_policy;
 	wp.max_queued = max_queued;
 	wp.drop_fn = pcr_wheel_drop_cb;
 	wp.drop_arg = tp;
+	if (wp.horizon_ns != a->cfg.horizon_ms * 1000000ull &&
+	    pcr_wheel_params_check(&wp, err, sizeof(err)) != 0)
+		wp.horizon_ns = a->cfg.horizon_ms * 1000000ull; /* no room */
 	if (pcr_wheel_params_check(&wp, err, sizeof(err)) != 0) {
-		fprintf(stderr, "pacer: --slot %" PRIu64 " / --horizon %" PRIu64 ": %s\n",
+		PCR_LOG(ERR, "--slot %" PRIu64 " / --horizon %" PRIu64 ": %s",
 			a->cfg.slot_ns, a->cfg.horizon_ms, err);
 		usage_exit_eal();
 	}
@@ -298,6 +345,8 @@ wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 		      p, pcr_wheel_memsize(&wp), rte_strerror(rte_errno));
 	tp->gran_tsc = (a->cfg.slot_ns * a->tsc_hz + 999999999ull) / 1000000000ull;
 	tp->hold_tsc = a->cfg.tx_hold_ms * (a->tsc_hz / 1000);
+	tp->rx_horizon_tsc = pcr_rx_horizon_tsc(tp, a->cfg.horizon_ms * 1000000u,
+						a->cfg.horizon_policy);
 	a->ports[p].tx = tp;
 }
 
@@ -387,6 +436,8 @@ control_loop(struct pcr_app *a)
 				      rte_rdtsc() + c->stats_period_s * a->tsc_hz :
 				      UINT64_MAX;
 	uint64_t next_refresh = rte_rdtsc() + a->tsc_hz;
+	bool script_running = c->cmdline_file[0] != '\0';
+	bool fwd_decided = false, quit_seen = false;
 	int handled = 0;
 
 	snap = malloc(sizeof(*snap));
@@ -396,24 +447,49 @@ control_loop(struct pcr_app *a)
 	pcr_stats_snapshot(prev);
 	for (;;) {
 		uint64_t now;
-		uint32_t st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
+		uint32_t st;
+		bool quit;
 
-		sleep_ms(2);
+		/* 2 ms, or less when a key is pressed at the prompt */
+		{
+			struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+
+			poll(&pfd, c->interactive && !script_running ? 1 : 0, 2);
+		}
+		pcr_ctl_lock();
+		if (script_running || c->interactive) {
+			script_running = pcr_cli_poll();
+			if (!script_running && !fwd_decided) {
+				/* after the script, -a (the default without -i) */
+				fwd_decided = true;
+				if (c->auto_start && !a->fwd_touched)
+					__atomic_store_n(&a->forwarding, true,
+							 __ATOMIC_RELEASE);
+			}
+		}
+		st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
 		now = rte_rdtsc();
-		if (signals_seen != handled) {
+		quit = __atomic_load_n(&a->quit, __ATOMIC_ACQUIRE);
+		if (signals_seen != handled || (quit && !quit_seen)) {
+			bool first = handled == 0 && !quit_seen;
+
 			handled = signals_seen;
-			if (handled == 1 && c->drain_on_exit && st == PCR_RUN) {
-				fprintf(stderr,
-					"pacer: signal: no longer receiving, sending what is queued on time (signal again to drop it)\n");
+			quit_seen = quit_seen || quit;
+			if (first && c->drain_on_exit && st == PCR_RUN) {
+				PCR_LOG(NOTICE,
+					"%s: no longer receiving, sending what is queued on time (signal again to drop it)",
+					quit ? "quit" : "signal");
 				set_state(PCR_STOP_RX);
 			} else {
-				fprintf(stderr,
-					"pacer: signal: no longer receiving, dropping what is queued\n");
+				PCR_LOG(NOTICE,
+					"%s: no longer receiving, dropping what is queued",
+					quit && handled == 0 ? "quit" : "signal");
 				set_state(PCR_STOP_DROP);
 			}
 			st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
 		}
-		if (st == PCR_RUN && c->exit_on_idle_ms != 0) {
+		if (st == PCR_RUN && c->exit_on_idle_ms != 0 && !script_running &&
+		    __atomic_load_n(&a->forwarding, __ATOMIC_ACQUIRE)) {
 			uint64_t rx = rx_total();
 
 			if (rx != last_rx) {
@@ -428,6 +504,7 @@ control_loop(struct pcr_app *a)
 		}
 		if (st != PCR_RUN && all_tx_done()) {
 			set_state(PCR_STOP);
+			pcr_ctl_unlock();
 			break;
 		}
 		if (now >= next_stats) {
@@ -442,6 +519,15 @@ control_loop(struct pcr_app *a)
 			snap = t;
 			next_stats += c->stats_period_s * a->tsc_hz;
 		}
+		/* TSC re-measured (and NIC clocks refitted) once a period;
+		 * rates follow the TSC's measured frequency */
+		if (pcr_clock_poll()) {
+			int rc = pcr_rates_publish(a);
+
+			if (rc != 0)
+				PCR_LOG(ERR, "rates not re-derived for the new TSC frequency: %s",
+					strerror(-rc));
+		}
 		if (now >= next_refresh) {
 			uint64_t f = pcr_fine(now, a->epoch_tsc);
 			uint16_t p;
@@ -454,6 +540,7 @@ control_loop(struct pcr_app *a)
 			}
 			next_refresh = now + a->tsc_hz;
 		}
+		pcr_ctl_unlock();
 	}
 	free(snap);
 	free(prev);
@@ -469,6 +556,7 @@ main(int argc, char **argv)
 		.align = __alignof__(struct pcr_flow *),
 	};
 	struct pcr_snapshot *fin;
+	struct pcr_clock_params clock_params;
 	unsigned int nb_mbufs, l;
 	int dd = -1, i, rc, eal_argc, status = EXIT_SUCCESS;
 	int64_t in_use;
@@ -505,41 +593,55 @@ main(int argc, char **argv)
 
 	rc = rte_eal_init(eal_argc, argv);
 	if (rc < 0) {
-		fprintf(stderr, "pacer: EAL initialisation failed: %s\n",
+		PCR_LOG(ERR, "EAL initialisation failed: %s",
 			rte_strerror(rte_errno));
 		return PCR_EXIT_USAGE;
 	}
 	n = rte_eth_dev_count_avail();
 	if (n == 0) {
-		fprintf(stderr,
-			"pacer: no ports: give one with --vdev (e.g. net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap) or bind a NIC\n");
+		PCR_LOG(ERR,
+			"no ports: give one with --vdev (e.g. net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap) or bind a NIC");
 		usage_exit_eal();
 	}
 	if (n > PCR_MAX_PORTS) {
-		fprintf(stderr, "pacer: %u ports, at most %d supported\n", n,
+		PCR_LOG(ERR, "%u ports, at most %d supported", n,
 			PCR_MAX_PORTS);
 		usage_exit_eal();
 	}
 	if (a->cfg.max_port_named >= (int)n) {
-		fprintf(stderr,
-			"pacer: %s: [port %d] does not exist (ports 0..%u)\n",
+		PCR_LOG(ERR,
+			"%s: [port %d] does not exist (ports 0..%u)",
 			a->cfg.config_file, a->cfg.max_port_named, n - 1);
 		usage_exit_eal();
 	}
 	for (p = 0; p < n; p++)
 		if (!rte_eth_dev_is_valid_port(p)) {
-			fprintf(stderr, "pacer: port ids are not contiguous (port %u missing)\n",
+			PCR_LOG(ERR, "port ids are not contiguous (port %u missing)",
 				p);
 			usage_exit_eal();
 		}
 	if (rte_lcore_count() < 2) {
-		fprintf(stderr,
-			"pacer: needs 2 lcores or more (e.g. -l 0,1): the main one for control, workers for RX/TX\n");
+		PCR_LOG(ERR,
+			"needs 2 lcores or more (e.g. -l 0,1): the main one for control, workers for RX/TX");
 		usage_exit_eal();
 	}
-	if (pcr_clock_init() != 0)
+	clock_params.calib_ms = (uint32_t)a->cfg.tsc_calib_ms;
+	clock_params.period_ms = (uint32_t)a->cfg.clock_period_ms;
+	clock_params.window = PCR_CLOCK_WINDOW_DEFAULT;
+	clock_params.use_eal = !a->cfg.tsc_measure;
+	if (pcr_clock_init(&clock_params) != 0)
 		fatal("no TSC frequency");
 	a->tsc_hz = pcr_clock_tsc_hz();
+	a->ts_field = -1;
+	if (a->cfg.tsc_measure)
+		printf("pacer: TSC %" PRIu64 " Hz, measured over %" PRIu64
+		       " ms against CLOCK_MONOTONIC_RAW; the EAL's estimate is %" PRIu64
+		       " Hz (tsc_ppm %+.1f)\n",
+		       a->tsc_hz, a->cfg.tsc_calib_ms, pcr_clock_tsc_hz_eal(),
+		       pcr_clock_tsc_ppm());
+	else
+		printf("pacer: TSC %" PRIu64 " Hz, the EAL's estimate (--tsc-measure no); measured: tsc_ppm %+.1f\n",
+		       a->tsc_hz, pcr_clock_tsc_ppm());
 	a->start_tsc = a->epoch_tsc = rte_rdtsc();
 	a->n_ports = n;
 	for (p = 0; p < n; p++) {
@@ -548,7 +650,7 @@ main(int argc, char **argv)
 		rte_eth_dev_get_name_by_port(p, a->ports[p].name);
 	}
 	if (n > 1 && (n & 1))
-		fprintf(stderr, "pacer: port %u has no peer: it sends back out of itself\n",
+		PCR_LOG(WARNING, "port %u has no peer: it sends back out of itself",
 			n - 1);
 
 	a->dep_dynfield = pcr_wheel_dynfield_register();
@@ -569,10 +671,9 @@ main(int argc, char **argv)
 		      rte_strerror(rte_errno));
 
 	rte_mempool_mem_iter(a->pool, pool_prefault_cb, NULL);
-	for (p = 0; p < n; p++) {
+	for (p = 0; p < n; p++)
 		wheel_setup(a, p, nb_mbufs);
-		policies_init(a, p);
-	}
+	policies_init(a);
 	assign_lcores(a);
 	RTE_LCORE_FOREACH_WORKER(l) {
 		struct pcr_lcore *lc = a->lcores[l];
@@ -605,11 +706,22 @@ main(int argc, char **argv)
 	}
 	fflush(stdout);
 
+	if (pcr_cli_init(&a->cfg) != 0)
+		fatal("cannot set up the command line");
+	if (pcr_telemetry_init() != 0)
+		fatal("cannot register the telemetry commands");
+	/* with a script, forwarding waits for it (or its `start`) */
+	a->forwarding = a->cfg.auto_start && a->cfg.cmdline_file[0] == '\0';
 	RTE_LCORE_FOREACH_WORKER(l)
 		rte_eal_remote_launch(pcr_worker_main, a->lcores[l], l);
 
 	control_loop(a);
 	rte_eal_mp_wait_lcore();
+	pcr_cli_fini();
+	/* telemetry callbacks from here on answer -EBUSY */
+	pcr_ctl_lock();
+	a->closing = true;
+	pcr_ctl_unlock();
 
 	fin = malloc(sizeof(*fin));
 	if (fin == NULL)
@@ -632,7 +744,7 @@ main(int argc, char **argv)
 	pcr_stats_print_final(fin, stdout);
 	printf("mbufs in use at exit: %" PRId64 " of %u\n", in_use, nb_mbufs);
 	if (in_use != 0) {
-		fprintf(stderr, "pacer: %" PRId64 " mbufs not returned to the pool\n",
+		PCR_LOG(ERR, "%" PRId64 " mbufs not returned to the pool",
 			in_use);
 		status = EXIT_FAILURE;
 	}
@@ -651,6 +763,10 @@ main(int argc, char **argv)
 	}
 	for (p = 0; p < n; p++)
 		rte_free(a->ports[p].tx);
+	pcr_rates_free(a);
+	pcr_classtab_free(a);
+	rte_free(a->qsbr);
+	pcr_clock_fini();
 	rte_mempool_free(a->pool);
 	rte_eal_cleanup();
 	return status;

@@ -53,7 +53,7 @@ static const struct opt_def opt_defs[] = {
 	  "beyond the horizon: drop, or send at the horizon [drop]" },
 	{ "flow-limit", K_U64, OFF(flow_limit), 0, UINT32_MAX, "PKTS",
 	  "most packets one flow may have queued, 0 = no limit [0]" },
-	{ "mbufs", K_U64, OFF(mbufs), 0, 1ull << 26, "N",
+	{ "mbufs", K_U64, OFF(mbufs), 0, (1ull << 26) - 1, "N",
 	  "mbuf pool size, 0 = a full horizon of 1500-byte frames at 1 gbit/s [0]" },
 	{ "exit-on-idle", K_U64, OFF(exit_on_idle_ms), 0, 1ull << 40, "MS",
 	  "stop once nothing arrived for MS and all is sent, 0 = never [0]" },
@@ -67,16 +67,30 @@ static const struct opt_def opt_defs[] = {
 	  "drop packets the port has refused for this long [100]" },
 	{ "max-flows", K_U64, OFF(max_flows), 8, 1ull << 28, "N",
 	  "flow table entries per RX lcore [1048576]" },
-	{ "flow-idle", K_U64, OFF(flow_idle_ms), 1, 1ull << 32, "MS",
+	{ "flow-idle", K_U64, OFF(flow_idle_ms), 1, 86400000, "MS",
 	  "age out flows idle for this long [3000]" },
 	{ "rxd", K_U64, OFF(rxd), 32, 32768, "N", "RX descriptors per queue [1024]" },
 	{ "txd", K_U64, OFF(txd), 32, 32768, "N", "TX descriptors per queue [1024]" },
+	{ "tsc-calib", K_U64, OFF(tsc_calib_ms), PCR_CLOCK_CALIB_MS_MIN,
+	  PCR_CLOCK_CALIB_MS_MAX, "MS",
+	  "measure the TSC against CLOCK_MONOTONIC_RAW for MS at start [100]" },
+	{ "tsc-measure", K_BOOL, OFF(tsc_measure), 0, 0, "yes|no",
+	  "pace with the measured TSC frequency (no: the EAL's estimate, still measured and reported) [yes]" },
+	{ "clock-period", K_U64, OFF(clock_period_ms), 10, 60000, "MS",
+	  "re-measure the TSC (and fit NIC clocks) this often [1000]" },
+	{ "offload-horizon", K_U64, OFF(offload_horizon_us), 0, 1000000, "US",
+	  "hand packets to a NIC with send-on-timestamp this far ahead of departure, 0 = off [0]" },
+	{ "nic-clock-bits", K_U64, OFF(nic_clock_bits), 1, 64, "N",
+	  "width of the NIC clock counter rte_eth_read_clock() reads [64]" },
 };
 
 #define N_OPTS RTE_DIM(opt_defs)
 #define OPT_CONFIG 1000
 #define OPT_HELP 'h'
 #define OPT_NO_DRAIN 1001
+#define OPT_INTERACTIVE 'i'
+#define OPT_AUTO_START 'a'
+#define OPT_CMDLINE_FILE 1002
 #define OPT_BASE 2000
 
 void
@@ -93,6 +107,10 @@ pcr_options_defaults(struct pcr_config *c)
 	c->flow_idle_ms = 3000;
 	c->rxd = 1024;
 	c->txd = 1024;
+	c->tsc_calib_ms = PCR_CLOCK_CALIB_MS_DEFAULT;
+	c->tsc_measure = true;
+	c->clock_period_ms = PCR_CLOCK_PERIOD_MS_DEFAULT;
+	c->nic_clock_bits = 64;
 	c->max_port_named = -1;
 	snprintf(c->classes[0].name, sizeof(c->classes[0].name), "default");
 	c->classes[0].match.any = true;
@@ -123,11 +141,17 @@ pcr_options_usage(FILE *f, const char *prog)
 	}
 	fprintf(f,
 		"  %-26s same as --drain-on-exit no\n"
+		"  %-26s the pacer> prompt (commands: help); forwarding waits for\n"
+		"  %-26s `start` unless -a\n"
+		"  %-26s start forwarding at once (the default without -i)\n"
+		"  %-26s run the commands in FILE (echoed) once the ports are\n"
+		"  %-26s set up, before forwarding starts\n"
 		"  %-26s this help\n\n"
 		"Classes (match rules, class rate, per-flow rate) come from the\n"
-		"configuration file. Exit status: 0 done, 1 run-time failure,\n"
-		"2 bad options or configuration (nothing started).\n",
-		"--no-drain-on-exit", "-h, --help");
+		"configuration file or the CLI (add class). Exit status: 0 done,\n"
+		"1 run-time failure, 2 bad options or configuration (nothing started).\n",
+		"--no-drain-on-exit", "-i, --interactive", "", "-a, --auto-start",
+		"--cmdline-file FILE", "", "-h, --help");
 }
 
 static int
@@ -496,7 +520,7 @@ out:
 int
 pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 {
-	struct option lopts[N_OPTS + 4];
+	struct option lopts[N_OPTS + 8];
 	const char *prog = argc > 0 ? argv[0] : "pacer";
 	size_t i;
 	int opt, idx;
@@ -511,13 +535,39 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 	lopts[i++] = (struct option){ "config", required_argument, NULL, OPT_CONFIG };
 	lopts[i++] = (struct option){ "no-drain-on-exit", no_argument, NULL, OPT_NO_DRAIN };
 	lopts[i++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	lopts[i++] = (struct option){ "interactive", no_argument, NULL, OPT_INTERACTIVE };
+	lopts[i++] = (struct option){ "auto-start", no_argument, NULL, OPT_AUTO_START };
+	lopts[i++] = (struct option){ "cmdline-file", required_argument, NULL, OPT_CMDLINE_FILE };
 	lopts[i] = (struct option){ NULL, 0, NULL, 0 };
 
 	/* pass 1: --help, --config, and every syntax error */
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":h", lopts, &idx)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":hia", lopts, &idx)) != -1) {
 		switch (opt) {
+		case OPT_INTERACTIVE:
+			c->interactive = true;
+			break;
+		case OPT_AUTO_START:
+			c->auto_start = true;
+			break;
+		case OPT_CMDLINE_FILE: {
+			FILE *fp = fopen(optarg, "r");
+
+			if (fp == NULL) {
+				fprintf(stderr, "pacer: --cmdline-file %s: %s\n",
+					optarg, strerror(errno));
+				return -1;
+			}
+			fclose(fp);
+			if (strlen(optarg) >= sizeof(c->cmdline_file)) {
+				fprintf(stderr, "pacer: --cmdline-file: path too long\n");
+				return -1;
+			}
+			snprintf(c->cmdline_file, sizeof(c->cmdline_file), "%s",
+				 optarg);
+			break;
+		}
 		case OPT_HELP:
 			pcr_options_usage(stdout, prog);
 			return 1;
@@ -546,9 +596,12 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 	if (c->config_file[0] != '\0' && load_config(c, c->config_file) != 0)
 		return -1;
 
+	if (!c->interactive)
+		c->auto_start = true;
+
 	/* pass 2: the command line overrides the file */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":h", lopts, &idx)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":hia", lopts, &idx)) != -1) {
 		if (opt == OPT_NO_DRAIN) {
 			c->drain_on_exit = false;
 		} else if (opt >= OPT_BASE && opt < OPT_BASE + (int)N_OPTS) {
@@ -561,4 +614,87 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 		}
 	}
 	return 0;
+}
+
+/* A rate as the configuration file takes it back, exactly. */
+static void
+rate_write(FILE *f, uint64_t bps)
+{
+	if (bps == 0)
+		fprintf(f, "unlimited");
+	else if (bps % 1000000000u == 0)
+		fprintf(f, "%" PRIu64 "gbit", bps / 1000000000u);
+	else if (bps % 1000000u == 0)
+		fprintf(f, "%" PRIu64 "mbit", bps / 1000000u);
+	else if (bps % 1000u == 0)
+		fprintf(f, "%" PRIu64 "kbit", bps / 1000u);
+	else
+		fprintf(f, "%" PRIu64, bps);
+}
+
+void
+pcr_options_write(FILE *f, const struct pcr_config *c)
+{
+	size_t i;
+	unsigned int k;
+
+	fprintf(f, "[pacer]\n");
+	for (i = 0; i < N_OPTS; i++) {
+		const struct opt_def *d = &opt_defs[i];
+		const void *p = (const char *)c + d->off;
+
+		switch (d->kind) {
+		case K_RATE:
+			fprintf(f, "%s = ", d->name);
+			rate_write(f, *(const uint64_t *)p);
+			fprintf(f, "\n");
+			break;
+		case K_SIZE:
+		case K_U64:
+			fprintf(f, "%s = %" PRIu64 "\n", d->name,
+				*(const uint64_t *)p);
+			break;
+		case K_HPOL:
+			fprintf(f, "%s = %s\n", d->name,
+				*(const enum pcr_wheel_horizon_policy *)p ==
+						PCR_WHEEL_HORIZON_CAP ?
+					"cap" : "drop");
+			break;
+		case K_BOOL:
+			fprintf(f, "%s = %s\n", d->name,
+				*(const bool *)p ? "yes" : "no");
+			break;
+		case K_PATH:
+			if (*(const char *)p != '\0')
+				fprintf(f, "%s = %s\n", d->name, (const char *)p);
+			break;
+		}
+	}
+	for (k = 0; k < PCR_MAX_PORTS; k++)
+		if (c->port_rate_set[k]) {
+			fprintf(f, "\n[port %u]\nrate = ", k);
+			rate_write(f, c->port_rate_bps[k]);
+			fprintf(f, "\n");
+		}
+	for (k = 1; k < c->n_classes; k++) {
+		const struct pcr_class_conf *cl = &c->classes[k];
+
+		if (cl->deleted)
+			continue;
+		fprintf(f, "\n[class %s]\nmatch = %s\nrate = ", cl->name,
+			cl->match_str);
+		rate_write(f, cl->rate_bps);
+		if (cl->flow_rate_set) {
+			fprintf(f, "\nflow-rate = ");
+			rate_write(f, cl->flow_rate_bps);
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n[class default]\nrate = ");
+	rate_write(f, c->classes[0].rate_bps);
+	if (c->classes[0].flow_rate_set) {
+		fprintf(f, "\nflow-rate = ");
+		rate_write(f, c->classes[0].flow_rate_bps);
+	}
+	fprintf(f, "\n");
 }

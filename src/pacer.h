@@ -26,10 +26,13 @@
 #include <rte_common.h>
 #include <rte_ethdev.h>
 #include <rte_hash.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
 
 #include "pcr_classify.h"
+#include "pcr_clock.h"
 #include "pcr_hist.h"
 #include "pcr_match.h"
 #include "pcr_policy.h"
@@ -42,6 +45,17 @@
 #define PCR_TX_BURST 32
 #define PCR_MAX_RXQ 16      /**< RX queues one lcore polls */
 
+/* Log types: pacer.main (start-up, shutdown, run-time events), pacer.ctl
+ * (what the CLI and telemetry change; INFO, shown with
+ * --log-level=pacer.ctl:info), pacer.clock (lib/clock). */
+extern int pcr_logtype;
+extern int pcr_logtype_ctl;
+#define PCR_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, pcr_logtype, "pacer: " fmt "\n", ##__VA_ARGS__)
+#define PCR_CTL_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, pcr_logtype_ctl, "pacer.ctl: " fmt "\n", \
+		##__VA_ARGS__)
+
 /** Exit status for bad input (options, configuration): nothing started. */
 #define PCR_EXIT_USAGE 2
 
@@ -50,6 +64,7 @@
 
 struct pcr_class_conf {
 	char name[PCR_CLASS_NAMELEN];
+	bool deleted;           /**< `del class` at run time: slot unused */
 	struct pcr_match match;
 	char match_str[256];
 	uint64_t rate_bps;      /**< class aggregate; 0 = unlimited */
@@ -76,9 +91,20 @@ struct pcr_config {
 	uint64_t max_flows;      /**< flow table entries per RX lcore */
 	uint64_t flow_idle_ms;   /**< idle flows older than this are aged */
 	uint64_t rxd, txd;       /**< descriptors per queue */
-	/** classes[0] is "default"; the others in file order. */
+	uint64_t tsc_calib_ms;   /**< TSC measurement window at start */
+	bool tsc_measure;        /**< pace with the measured frequency */
+	uint64_t clock_period_ms; /**< TSC re-measure / NIC fit period */
+	uint64_t offload_horizon_us; /**< send-on-timestamp lead, 0 = off */
+	uint64_t nic_clock_bits; /**< NIC clock counter width */
+	/** classes[0] is "default"; the others in file (match) order. A
+	 *  class's index is its id for good: `del class` marks it deleted,
+	 *  `add class` takes the next index. */
 	struct pcr_class_conf classes[PCR_MAX_CLASSES];
-	unsigned int n_classes;
+	unsigned int n_classes;  /**< indexes used, deleted ones included */
+	/* run-time mode (command line only) */
+	bool interactive;        /**< -i: the pacer> prompt */
+	bool auto_start;         /**< -a: forward at once (default without -i) */
+	char cmdline_file[PATH_MAX]; /**< commands run before forwarding */
 	/** [port N] rate overrides */
 	bool port_rate_set[PCR_MAX_PORTS];
 	uint64_t port_rate_bps[PCR_MAX_PORTS];
@@ -93,32 +119,112 @@ struct pcr_config {
  */
 int pcr_options_parse(int argc, char **argv, struct pcr_config *c);
 void pcr_options_usage(FILE *f, const char *prog);
+/** The configuration as a file --config reads back to the same state. */
+void pcr_options_write(FILE *f, const struct pcr_config *c);
 void pcr_options_defaults(struct pcr_config *c);
 
 /* ------------------------------------------------------------------ */
 /* Run time                                                            */
 
+/*
+ * What a flow has queued (in the wheel or TX pending), packets and bytes
+ * in one 64-bit word so that one atomic add or subtract keeps both: the
+ * low 27 bits count packets (the pool holds at most 2^26 mbufs), the high
+ * 37 bits bytes (at most 2^26 mbufs x 2048 bytes).
+ */
+#define PCR_Q_PKT_BITS 27
+
+static inline uint64_t
+pcr_q(uint32_t bytes)
+{
+	return ((uint64_t)bytes << PCR_Q_PKT_BITS) | 1;
+}
+
+static inline uint64_t
+pcr_q_pkts(uint64_t q)
+{
+	return q & ((1ull << PCR_Q_PKT_BITS) - 1);
+}
+
+static inline uint64_t
+pcr_q_bytes(uint64_t q)
+{
+	return q >> PCR_Q_PKT_BITS;
+}
+
+/*
+ * Coarse time for the flow entry, which must stay one cache line: TSC
+ * cycles >> PCR_COARSE_SHIFT in 32 bits (0.4 us at 2.6 GHz; wraps after
+ * 2^42 cycles, 28 minutes, and differences are taken modulo 2^32).
+ */
+#define PCR_COARSE_SHIFT 10
+
+static inline uint32_t
+pcr_coarse(uint64_t tsc)
+{
+	return (uint32_t)(tsc >> PCR_COARSE_SHIFT);
+}
+
+/* Coarser still, for a flow's transmit lifetime (its rate in show flows):
+ * 2^20 cycles (0.4 ms at 2.6 GHz), wrapping after 20 days. */
+#define PCR_SPAN_SHIFT 20
+
+static inline uint32_t
+pcr_span(uint64_t tsc)
+{
+	return (uint32_t)(tsc >> PCR_SPAN_SHIFT);
+}
+
 /** Flow state: one rte_hash entry's data, owned by one RX lcore. */
 struct pcr_flow {
-	uint64_t full;       /**< flow policy, fine time (RX lcore) */
-	uint64_t last_seen;  /**< TSC of the last arrival (RX lcore) */
-	uint32_t queued;     /**< in the wheel or TX pending (atomic) */
-	uint16_t class_id;
-	uint16_t egress;
+	uint64_t empty;      /**< flow policy, fine time (RX lcore) */
+	uint32_t last_seen;  /**< last arrival, pcr_coarse() (RX lcore) */
+	uint32_t first_tx;   /**< first transmit, pcr_span() (TX lcore) */
+	uint32_t last_tx;    /**< last transmit, pcr_span() (TX lcore) */
+	uint64_t queued;     /**< pcr_q() sums, atomic (RX adds, TX subtracts) */
 	/* written by the TX lcore of the egress port */
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
-	uint64_t first_tx_tsc;
-	uint64_t last_tx_tsc;
-	uint32_t first_len;
+	uint64_t last_dep;   /**< its last departure, fine time (RX lcore) */
+	uint16_t class_id;
+	uint16_t egress;
+	uint16_t class_gen;  /**< class table generation class_id is from */
 	bool in_use;         /**< a table entry (not an overflow one) */
 } __rte_cache_aligned;
 
-/** A policy with its rate, one cache line each (shared by RX lcores). */
+_Static_assert(sizeof(struct pcr_flow) == RTE_CACHE_LINE_SIZE,
+	       "a flow entry is one cache line (1M flows: 64 MiB)");
+
+/**
+ * The class rules as the RX lcores match them: published by pointer,
+ * replaced whole by `add class` / `del class` and reclaimed with
+ * rte_rcu_qsbr. A flow whose class_gen differs from gen is matched again
+ * on its next packet.
+ */
+struct pcr_classtab {
+	uint16_t gen;
+	unsigned int n;                      /**< indexes used */
+	bool live[PCR_MAX_CLASSES];          /**< not deleted */
+	struct pcr_match match[PCR_MAX_CLASSES];
+};
+
+/** A policy shared by the RX lcores, a cache line each. */
 struct pcr_shared_policy {
 	struct pcr_policy pol;
-	struct pcr_rate rate;
 } __rte_cache_aligned;
+
+/**
+ * The rates of one egress port, turned into TSC terms. Read-only once
+ * published; replaced whole (pcr_rates_publish()) when a rate or the
+ * measured TSC frequency changes, and reclaimed with rte_rcu_qsbr once
+ * every worker has passed a quiescent point.
+ */
+struct pcr_rates {
+	uint64_t tsc_hz;       /**< the frequency they were derived with */
+	struct pcr_rate agg;
+	struct pcr_rate cls[PCR_MAX_CLASSES];
+	struct pcr_rate cls_flow[PCR_MAX_CLASSES];
+};
 
 /** Counters of one port kept by one lcore (single writer). */
 struct pcr_lstats {
@@ -128,6 +234,9 @@ struct pcr_lstats {
 	uint64_t classify[PCR_CLASSIFY_RESULT_MAX];
 	/* RX side, for the egress port */
 	uint64_t drop_flow_limit;
+	uint64_t drop_horizon;   /**< beyond the horizon at the timestamper */
+	uint64_t held_for_order; /**< departures held back to their flow's
+				  *   previous one (see dataplane.c) */
 	uint64_t drop_inbox;     /**< wheel inbox full */
 	uint64_t flows_new;
 	uint64_t flows_aged;
@@ -152,6 +261,7 @@ struct pcr_txport {
 	uint64_t pend_dep[PCR_TX_BURST];
 	uint32_t pend_len[PCR_TX_BURST];
 	struct pcr_flow *pend_flow[PCR_TX_BURST];
+	bool pend_offl[PCR_TX_BURST]; /**< stamped for the NIC to hold */
 	unsigned int n_pend;
 	uint64_t stuck_since;    /**< TSC of the last progress while pending */
 	/* counters (single writer: the TX lcore) */
@@ -161,10 +271,24 @@ struct pcr_txport {
 	uint64_t tx_drop;
 	uint64_t tx_late;        /**< sent more than two slots late */
 	uint64_t tx_early;       /**< sent before departure: must stay 0 */
+	uint64_t tx_offloaded;   /**< handed to the NIC to send at its time */
 	uint64_t drop_wheel[PCR_WHEEL_DROP_MAX];
 	uint64_t drop_shutdown;
 	struct pcr_class_stats cls[PCR_MAX_CLASSES];
 	struct pcr_hist err;     /**< departure error, TSC cycles */
+	/* send-on-timestamp: 0 = pacing in software */
+	uint64_t offload_tsc;    /**< hand over this many cycles early */
+	int ts_field;            /**< Tx timestamp dynfield offset */
+	uint64_t ts_flag;        /**< its dynflag */
+	/* the timestamper drops what would leave later than now + this (0:
+	 * it does not, --horizon-policy cap); atomic, set by the control lcore */
+	uint64_t rx_horizon_tsc;
+	/* `set horizon`: applied by the TX lcore (the wheel's consumer) */
+	uint32_t horizon_req;    /**< bumped by the control lcore, atomic */
+	uint32_t horizon_done;   /**< set to horizon_req by the TX lcore */
+	uint64_t horizon_ns;
+	enum pcr_wheel_horizon_policy horizon_policy;
+	int horizon_rc;
 } __rte_cache_aligned;
 
 /** Per port, set up at start and then read-only except the policies. */
@@ -174,10 +298,13 @@ struct pcr_port {
 	uint16_t nb_rxq;
 	bool started;
 	char name[RTE_ETH_NAME_MAX_LEN];
+	bool tx_offload;         /**< send-on-timestamp enabled */
+	bool tx_offload_capa;    /**< the PMD offers it */
+	bool nic_clock;          /**< rte_eth_read_clock() works: fitted */
 	struct pcr_txport *tx;   /**< this port as an egress */
+	struct pcr_rates *rates; /**< RCU: __atomic_load_n(ACQUIRE) */
 	struct pcr_shared_policy agg;
 	struct pcr_shared_policy cls[PCR_MAX_CLASSES];
-	struct pcr_rate cls_flow_rate[PCR_MAX_CLASSES];
 };
 
 struct pcr_rxq {
@@ -231,11 +358,20 @@ struct pcr_app {
 	uint64_t start_tsc;
 	int flow_dynfield;
 	int dep_dynfield;
+	int ts_field;            /**< Tx timestamp dynfield, -1 = none */
+	uint64_t ts_flag;
 	struct rte_mempool *pool;
 	uint16_t n_ports;
 	struct pcr_port ports[PCR_MAX_PORTS];
 	struct pcr_lcore *lcores[RTE_MAX_LCORE];
 	unsigned int n_workers;
+	struct rte_rcu_qsbr *qsbr; /**< workers report quiescent per loop */
+	uint64_t rates_published; /**< rate sets replaced since start */
+	struct pcr_classtab *classtab; /**< RCU: __atomic_load_n(ACQUIRE) */
+	bool forwarding;         /**< RX lcores poll (start/stop), atomic */
+	bool fwd_touched;        /**< start/stop given: no auto-start */
+	bool quit;               /**< `quit`: shut down as on SIGTERM */
+	bool closing;            /**< tearing down (under the control lock) */
 	uint32_t state;          /**< enum pcr_state, atomic */
 	uint32_t sync_req;       /**< snapshot handshake */
 	uint32_t sync_rel;
@@ -249,6 +385,44 @@ pcr_flow_field(struct rte_mbuf *m)
 	return RTE_MBUF_DYNFIELD(m, pcr_app.flow_dynfield, struct pcr_flow **);
 }
 
+/* control.c: changes made while the workers run */
+
+/** Derive port @p p's rates from the configuration and the TSC frequency
+ *  now measured. @return 0, or -ERANGE naming nothing (caller reports). */
+int pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r);
+/**
+ * Replace every port's rates by ones derived afresh; the old ones are
+ * freed once every worker has passed a quiescent point. Control lcore.
+ * Packets already queued keep their departure times.
+ * @return 0, or -ENOMEM / -ERANGE (nothing changed).
+ */
+int pcr_rates_publish(struct pcr_app *a);
+/*
+ * With --horizon-policy drop, the timestamper drops what would leave later
+ * than now + horizon, before any policy is charged for it; the wheel's own
+ * horizon is this much further, so that it never drops (after the
+ * policies were charged) a packet the timestamper let through because its
+ * consumer's clock runs a little behind the RX lcore's.
+ */
+#define PCR_HORIZON_MARGIN_NS 10000000ull
+
+/** The wheel's horizon for a configured one. */
+uint64_t pcr_wheel_horizon_ns(uint64_t horizon_ns,
+			      enum pcr_wheel_horizon_policy policy);
+/** What the timestamper drops beyond (txport rx_horizon_tsc). */
+uint64_t pcr_rx_horizon_tsc(const struct pcr_txport *tp, uint64_t horizon_ns,
+			    enum pcr_wheel_horizon_policy policy);
+/** Free the published rates (at exit, workers stopped). */
+void pcr_rates_free(struct pcr_app *a);
+
+/* The control layer's lock: one control-plane actor at a time (the
+ * control loop with its CLI, the telemetry thread). */
+void pcr_ctl_lock(void);
+void pcr_ctl_unlock(void);
+
+/** Build and publish the class table from the configuration. */
+int pcr_classtab_publish(struct pcr_app *a);
+
 /* dataplane.c */
 int pcr_worker_main(void *arg);
 void pcr_wheel_drop_cb(struct rte_mbuf *m, enum pcr_wheel_drop_reason r,
@@ -260,7 +434,8 @@ void pcr_flowtab_free(struct pcr_flowtab *ft);
 struct pcr_port_snap {
 	uint64_t rx_packets, rx_bytes;
 	uint64_t rx_nombuf, rx_missed; /**< from the PMD */
-	uint64_t tx_packets, tx_bytes, tx_retry, tx_late, tx_early;
+	uint64_t tx_packets, tx_bytes, tx_retry, tx_late, tx_early, tx_offloaded;
+	uint64_t held_for_order;
 	uint64_t queued, pending;
 	uint64_t drop_horizon, drop_flow_limit, drop_spill, drop_no_mbuf,
 		drop_tx, drop_shutdown, drop_inbox, drop_wheel_nomem,

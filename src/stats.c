@@ -69,10 +69,11 @@ collect(struct pcr_snapshot *s)
 		ps->tx_retry = tp->tx_retry;
 		ps->tx_late = tp->tx_late;
 		ps->tx_early = tp->tx_early;
+		ps->tx_offloaded = tp->tx_offloaded;
 		ps->pending = __atomic_load_n(&tp->n_pend, __ATOMIC_RELAXED);
 		ps->drop_tx = tp->tx_drop;
 		ps->drop_shutdown = tp->drop_shutdown;
-		ps->drop_horizon = tp->drop_wheel[PCR_WHEEL_DROP_HORIZON];
+		ps->drop_horizon += tp->drop_wheel[PCR_WHEEL_DROP_HORIZON];
 		ps->drop_spill = tp->drop_wheel[PCR_WHEEL_DROP_FULL];
 		ps->drop_wheel_nomem = tp->drop_wheel[PCR_WHEEL_DROP_NOMEM];
 		/* flush drops only happen in pcr_wheel_free() */
@@ -96,6 +97,8 @@ collect(struct pcr_snapshot *s)
 			for (r = 0; r < PCR_CLASSIFY_RESULT_MAX; r++)
 				ps->classify[r] += ls->classify[r];
 			ps->drop_flow_limit += ls->drop_flow_limit;
+			ps->drop_horizon += ls->drop_horizon;
+			ps->held_for_order += ls->held_for_order;
 			ps->drop_inbox += ls->drop_inbox;
 			ps->flows_new += ls->flows_new;
 			ps->flows_aged += ls->flows_aged;
@@ -201,20 +204,17 @@ pcr_stats_check(const struct pcr_snapshot *s, FILE *f)
 static double
 ns_of(uint64_t cycles)
 {
-	return (double)cycles * 1e9 / (double)pcr_app.tsc_hz;
+	return (double)cycles * 1e9 / (double)pcr_clock_tsc_hz();
 }
 
 void
 pcr_stats_print_line(const struct pcr_snapshot *s,
 		     const struct pcr_snapshot *prev, FILE *f)
 {
-	double dt = prev != NULL ? (double)(s->tsc - prev->tsc) /
-					   (double)pcr_app.tsc_hz :
-				   0;
+	double dt = prev != NULL ? ns_of(s->tsc - prev->tsc) / 1e9 : 0;
 	unsigned int p;
 
-	fprintf(f, "[%8.3fs]", (double)(s->tsc - pcr_app.start_tsc) /
-				       (double)pcr_app.tsc_hz);
+	fprintf(f, "[%8.3fs]", ns_of(s->tsc - pcr_app.start_tsc) / 1e9);
 	for (p = 0; p < pcr_app.n_ports; p++) {
 		const struct pcr_port_snap *ps = &s->port[p];
 		double rx_bps = 0, tx_bps = 0;
@@ -280,9 +280,12 @@ pcr_stats_print_final(const struct pcr_snapshot *s, FILE *f)
 			for (i = 0; i < c->n_classes; i++) {
 				char r1[32], r2[32];
 
+				if (c->classes[i].deleted)
+					continue;
+
 				pcr_rate_format(c->classes[i].rate_bps, r1,
 						sizeof(r1));
-				pcr_rate_format(pcr_app.ports[p].cls_flow_rate[i].bps,
+				pcr_rate_format(pcr_app.ports[p].rates->cls_flow[i].bps,
 						r2, sizeof(r2));
 				fprintf(f,
 					"%-6u %-16s %12s %12s %12" PRIu64 " %14" PRIu64 "\n",
@@ -291,8 +294,19 @@ pcr_stats_print_final(const struct pcr_snapshot *s, FILE *f)
 					s->port[p].cls[i].tx_bytes);
 			}
 	}
+	{
+		struct pcr_clock_info ci;
+
+		pcr_clock_info_get(&ci);
+		fprintf(f,
+			"\nclock: TSC %" PRIu64 " Hz measured (EAL %" PRIu64
+			" Hz, tsc_ppm %+.1f), fit residual %.1f ns over %u samples spanning %.1f s, %" PRIu64
+			" update(s)\n",
+			ci.tsc_hz, ci.tsc_hz_eal, ci.tsc_ppm, ci.rms_ns,
+			ci.samples, (double)ci.span_ns / 1e9, ci.updates);
+	}
 	fprintf(f,
-		"\ndeparture error (transmit - scheduled): p50 %.0f ns, p99 %.0f ns, p99.9 %.0f ns, max %.0f ns over %" PRIu64
+		"departure error (transmit - scheduled): p50 %.0f ns, p99 %.0f ns, p99.9 %.0f ns, max %.0f ns over %" PRIu64
 		" packets\n",
 		ns_of(pcr_hist_quantile(&s->err, 500000)),
 		ns_of(pcr_hist_quantile(&s->err, 990000)),
@@ -308,6 +322,39 @@ json_hist(FILE *f, const struct pcr_hist *h)
 		h->count, ns_of(pcr_hist_quantile(h, 500000)),
 		ns_of(pcr_hist_quantile(h, 990000)),
 		ns_of(pcr_hist_quantile(h, 999000)), ns_of(h->max));
+}
+
+/* "tsc_hz", "tsc_hz_eal", "tsc_ppm" and the measurement behind them. */
+static void
+json_clock(FILE *f)
+{
+	struct pcr_clock_info ci;
+
+	pcr_clock_info_get(&ci);
+	fprintf(f,
+		",\"tsc_hz\":%" PRIu64 ",\"tsc_hz_eal\":%" PRIu64 ",\"tsc_ppm\":%.3f"
+		",\"clock\":{\"reference\":\"CLOCK_MONOTONIC_RAW\",\"tsc_hz_fit\":%.1f"
+		",\"rms_ns\":%.1f,\"samples\":%u,\"rejected\":%u,\"span_ns\":%" PRIu64
+		",\"updates\":%" PRIu64 ",\"rates_published\":%" PRIu64 "}",
+		ci.tsc_hz, ci.tsc_hz_eal, ci.tsc_ppm, ci.tsc_hz_fit, ci.rms_ns,
+		ci.samples, ci.rejected, ci.span_ns, ci.updates,
+		pcr_app.rates_published);
+}
+
+static void
+json_nic_clock(FILE *f, uint16_t port)
+{
+	struct pcr_clock_nic_info ni;
+
+	if (pcr_clock_nic_info_get(port, &ni) != 0 || !ni.valid) {
+		fprintf(f, "null");
+		return;
+	}
+	fprintf(f,
+		"{\"bits\":%u,\"nic_hz\":%.1f,\"ticks_per_cycle\":%.12f,\"rms_ticks\":%.2f"
+		",\"rms_ns\":%.2f,\"samples\":%u,\"rejected\":%u,\"read_errors\":%" PRIu64 "}",
+		ni.bits, ni.nic_hz, ni.ticks_per_cycle, ni.rms_ticks, ni.rms_ns,
+		ni.samples, ni.rejected, ni.read_errors);
 }
 
 static void
@@ -332,10 +379,13 @@ json_flows(FILE *f)
 			double rate = 0;
 
 			pcr_flow_key_format(key, k, sizeof(k));
-			if (fl->tx_packets > 1 && fl->last_tx_tsc > fl->first_tx_tsc)
-				rate = (double)(fl->tx_bytes - fl->first_len) * 8 /
-				       ((double)(fl->last_tx_tsc - fl->first_tx_tsc) /
-					(double)pcr_app.tsc_hz);
+			uint64_t span = (uint64_t)(uint32_t)(fl->last_tx - fl->first_tx)
+					<< PCR_SPAN_SHIFT;
+
+			if (fl->tx_packets > 1 && span > 0)
+				/* after the first packet (mean size) over the span */
+				rate = (double)(fl->tx_bytes - fl->tx_bytes / fl->tx_packets) * 8 /
+				       (ns_of(span) / 1e9);
 			fprintf(f,
 				"%s{\"key\":\"%s\",\"class\":\"%s\",\"egress\":%u,\"tx_packets\":%" PRIu64
 				",\"tx_bytes\":%" PRIu64 ",\"rate_bps\":%.1f}",
@@ -354,6 +404,7 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 	const struct pcr_config *c = &pcr_app.cfg;
 	FILE *f = fopen(path, "w");
 	unsigned int p, i, r;
+	const char *sep;
 
 	if (f == NULL) {
 		fprintf(stderr, "pacer: --stats-json %s: %s\n", path,
@@ -369,13 +420,15 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 			",\"rx_packets\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
 			",\"tx_packets\":%" PRIu64 ",\"tx_bytes\":%" PRIu64
 			",\"queued\":%" PRIu64 ",\"late\":%" PRIu64
-			",\"early\":%" PRIu64 ",\"tx_retry\":%" PRIu64
+			",\"early\":%" PRIu64 ",\"held_for_order\":%" PRIu64
+			",\"offloaded\":%" PRIu64
+			",\"tx_retry\":%" PRIu64
 			",\"dropped_total\":%" PRIu64 ",\"dropped\":{",
 			p ? "," : "", p, pcr_app.ports[p].name,
-			pcr_app.ports[p].peer, pcr_app.ports[p].agg.rate.bps,
+			pcr_app.ports[p].peer, pcr_app.ports[p].rates->agg.bps,
 			ps->rx_packets, ps->rx_bytes, ps->tx_packets,
 			ps->tx_bytes, ps->queued, ps->tx_late, ps->tx_early,
-			ps->tx_retry, ps->dropped);
+			ps->held_for_order, ps->tx_offloaded, ps->tx_retry, ps->dropped);
 		for (i = 0; i < RTE_DIM(drop_names); i++)
 			fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "",
 				drop_names[i], drop_value(ps, i));
@@ -398,27 +451,35 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 			fprintf(f, "%s%" PRIu64, i ? "," : "",
 				ps->wheel.level_occupancy[i]);
 		fprintf(f, "]},\"pending\":%" PRIu64 ",\"classes\":[", ps->pending);
-		for (i = 0; i < c->n_classes; i++)
+		for (i = 0, sep = ""; i < c->n_classes; i++) {
+			if (c->classes[i].deleted)
+				continue;
 			fprintf(f,
 				"%s{\"class\":\"%s\",\"match\":\"%s\",\"rate_bps\":%" PRIu64
 				",\"flow_rate_bps\":%" PRIu64 ",\"tx_packets\":%" PRIu64
 				",\"tx_bytes\":%" PRIu64 "}",
-				i ? "," : "", c->classes[i].name,
+				sep, c->classes[i].name,
 				i ? c->classes[i].match_str : "",
 				c->classes[i].rate_bps,
-				pcr_app.ports[p].cls_flow_rate[i].bps,
+				pcr_app.ports[p].rates->cls_flow[i].bps,
 				ps->cls[i].tx_packets, ps->cls[i].tx_bytes);
+			sep = ",";
+		}
 		fprintf(f, "],\"departure_error_ns\":");
 		json_hist(f, &ps->err);
+		fprintf(f, ",\"tx_offload\":%s,\"nic_clock\":",
+			pcr_app.ports[p].tx_offload ? "true" : "false");
+		json_nic_clock(f, (uint16_t)p);
 		fprintf(f, "}");
 	}
 	fprintf(f, "],\"departure_error_ns\":");
 	json_hist(f, &s->err);
+	json_clock(f);
 	fprintf(f,
-		",\"tsc_hz\":%" PRIu64 ",\"slot_ns\":%" PRIu64 ",\"horizon_ms\":%" PRIu64
+		",\"slot_ns\":%" PRIu64 ",\"horizon_ms\":%" PRIu64
 		",\"wire_overhead\":%" PRIu64 ",\"burst\":%" PRIu64
 		",\"duration_ns\":%.0f,\"consistent\":%s,",
-		pcr_app.tsc_hz, c->slot_ns, c->horizon_ms, c->wire_overhead,
+		c->slot_ns, c->horizon_ms, c->wire_overhead,
 		c->burst, ns_of(s->tsc - pcr_app.start_tsc),
 		s->consistent ? "true" : "false");
 	json_flows(f);

@@ -44,6 +44,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -157,6 +158,7 @@ struct cfg {
 	uint64_t flows_top;
 	bool flows_top_given;
 	uint64_t ideal_gap_ns;
+	double time_scale; /* 1: timestamps as recorded */
 };
 
 /* Everything kept per packet, in file order. */
@@ -208,6 +210,10 @@ usage(FILE *out)
 		"      --skip N            ignore the first N packets\n"
 		"      --flows-top N       show only the N largest flows (all)\n"
 		"      --ideal-gap-ns NS   also count gaps shorter than NS\n"
+		"      --time-scale F      multiply every time since the first\n"
+		"                          packet by F (0.5 .. 2), e.g. to turn\n"
+		"                          net_pcap's EAL-clock timestamps into\n"
+		"                          measured time: tsc_hz_eal / tsc_hz\n"
 		"  -h, --help              this text\n"
 		"\n"
 		"Rates are (bytes of all packets but the last) * 8 / (t_last -\n"
@@ -282,6 +288,7 @@ enum {
 	OPT_SKIP,
 	OPT_FLOWS_TOP,
 	OPT_IDEAL_GAP_NS,
+	OPT_TIME_SCALE,
 };
 
 static const struct option long_opts[] = {
@@ -292,6 +299,7 @@ static const struct option long_opts[] = {
 	{"skip", required_argument, NULL, OPT_SKIP},
 	{"flows-top", required_argument, NULL, OPT_FLOWS_TOP},
 	{"ideal-gap-ns", required_argument, NULL, OPT_IDEAL_GAP_NS},
+	{"time-scale", required_argument, NULL, OPT_TIME_SCALE},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -303,6 +311,7 @@ parse_args(int argc, char **argv, struct cfg *c)
 	int opt;
 
 	memset(c, 0, sizeof(*c));
+	c->time_scale = 1;
 	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_JSON:
@@ -334,6 +343,17 @@ parse_args(int argc, char **argv, struct cfg *c)
 			c->ideal_gap_ns = parse_u64("--ideal-gap-ns", optarg,
 						    1, UINT64_MAX);
 			break;
+		case OPT_TIME_SCALE: {
+			char *end;
+
+			errno = 0;
+			c->time_scale = strtod(optarg, &end);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    !(c->time_scale >= 0.5 && c->time_scale <= 2))
+				usage_error("--time-scale %s: not a number in 0.5 .. 2",
+					    optarg);
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -1141,6 +1161,11 @@ main(int argc, char **argv)
 	parse_args(argc, argv, &cfg);
 	memset(&tot, 0, sizeof(tot));
 	read_capture(&cfg, &table, &pk, &tot);
+	if (cfg.time_scale != 1)
+		for (i = 1; i < pk.n; i++)
+			pk.ts_ns[i] = pk.ts_ns[0] +
+				      (uint64_t)llround((double)(int64_t)(pk.ts_ns[i] - pk.ts_ns[0]) *
+							cfg.time_scale);
 	compute(&cfg, &table, &pk, &tot);
 
 	order = xrealloc(NULL, table.n + 1, sizeof(*order));

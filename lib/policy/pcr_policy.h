@@ -10,20 +10,31 @@
  * Rate policies in earliest-departure-time form (the timestamper).
  *
  * A policy is a token bucket of `rate` bits per second and `burst` bytes
- * (tc tbf's model) written as one time instead of a token count: `full`,
- * the moment its bucket is full again. A packet costing c (its bytes at
- * the rate) may leave at
+ * (tc tbf's model) written as one time instead of a token count: `empty`,
+ * the moment the bucket has paid for every packet reserved so far (it
+ * holds no token then, and is full again b = burst-at-the-rate later). A
+ * packet costing c (its bytes at the rate) may leave at
  *
- *     allow = max(now, full - max(burst, c) + c)
+ *     allow = max(now, empty + min(c, b))
  *
- * (once the bucket holds c worth of tokens) and then moves the bucket on:
+ * (once the bucket holds c worth of tokens, or is full for a packet larger
+ * than the burst) and then moves the bucket on:
  *
- *     full' = max(full, departure) + c.
+ *     empty' = max(empty, departure - b) + c.
  *
  * An idle policy therefore banks at most `burst` bytes of credit, a busy
  * one spaces packets exactly c apart, and a packet larger than the burst
  * still goes (after a full bucket's worth of waiting), where tbf would
  * drop it.
+ *
+ * Why `empty` and not the time the bucket is full again (`empty + b`, the
+ * form this started in): b is the burst in time at the current rate, so
+ * it changes with the rate. With the state held as `full`, lowering a
+ * rate lengthens b and the next packet's allowance (full - b + c) moves
+ * earlier than packets already queued: a rate change reordered a flow
+ * (tests/pacer/test_cli_script.sh caught it). `empty` is where the
+ * schedule reserved so far ends, whatever the rate; a packet after a
+ * change goes after it, at the new rate.
  *
  * Units. Policy time is in *fine* units, TSC cycles << PCR_FINE_SHIFT,
  * counted from an epoch the caller picks, modulo 2^64: every comparison is
@@ -36,14 +47,15 @@
  * rate.
  *
  * Reach. A policy never looks further ahead than PCR_POLICY_AHEAD_MAX
- * fine units: a departure is at most that far past now, a bucket at most
+ * fine units: a departure is at most that far past now, `empty` at most
  * that far past the departure, a burst at most that large. That keeps
  * every time a policy holds within 2^62 of now, so the signed
  * comparisons stay right however slow the rate and however long a flood
- * lasts (a flood at 1 Mbit/s would otherwise carry `full` 2^63 ahead in
+ * lasts (a flood charged to a 1 Mbit/s policy, e.g. with
+ * --horizon-policy cap, would otherwise carry `empty` 2^63 ahead in
  * about 10^9 packets, and its next packet would leave at once). The cap
  * is 2^53 TSC cycles, 26 days at 4 GHz, far beyond any horizon: only
- * packets that are dropped at the horizon anyway ever meet it.
+ * packets beyond the horizon ever meet it.
  *
  * Sharing. A flow policy belongs to one RX lcore (plain loads and stores).
  * Class and aggregate policies are shared by every RX lcore and advance
@@ -82,8 +94,11 @@ struct pcr_rate {
 
 /** Token-bucket state of one policy. */
 struct pcr_policy {
-	uint64_t full; /**< fine time at which the bucket is full again */
+	uint64_t empty; /**< fine time by which what is reserved is paid */
 };
+
+/** Far enough back that a new policy's bucket is full at any rate. */
+#define PCR_POLICY_IDLE ((uint64_t)1 << 58)
 
 /**
  * Fill @p r for @p bps bits per second (0 = unlimited) and @p burst_bytes
@@ -129,14 +144,14 @@ pcr_fine_max(uint64_t a, uint64_t b)
 }
 
 /**
- * Earliest departure a bucket at @p full allows a packet of @p cost, at
- * most PCR_POLICY_AHEAD_MAX past @p now.
+ * Earliest departure a bucket at @p empty allows a packet of @p cost,
+ * with a burst of @p burst (fine units), at most PCR_POLICY_AHEAD_MAX
+ * past @p now.
  */
 static inline uint64_t
-pcr_policy_allow(uint64_t full, uint64_t now, uint64_t cost, uint64_t burst)
+pcr_policy_allow(uint64_t empty, uint64_t now, uint64_t cost, uint64_t burst)
 {
-	uint64_t b = burst > cost ? burst : cost;
-	uint64_t dep = pcr_fine_max(full - b + cost, now);
+	uint64_t dep = pcr_fine_max(empty + (cost < burst ? cost : burst), now);
 
 	return dep - now > PCR_POLICY_AHEAD_MAX ? now + PCR_POLICY_AHEAD_MAX :
 						  dep;
@@ -147,20 +162,30 @@ pcr_policy_allow(uint64_t full, uint64_t now, uint64_t cost, uint64_t burst)
  * PCR_POLICY_AHEAD_MAX past it.
  */
 static inline uint64_t
-pcr_policy_after(uint64_t full, uint64_t departure, uint64_t cost)
+pcr_policy_after(uint64_t empty, uint64_t departure, uint64_t cost,
+		 uint64_t burst)
 {
-	uint64_t f = pcr_fine_max(full, departure) + cost;
+	uint64_t e = pcr_fine_max(empty, departure - burst) + cost;
 
-	return f - departure > PCR_POLICY_AHEAD_MAX ?
+	/* e may lie before the departure (by up to the burst): signed */
+	return (int64_t)(e - departure) > (int64_t)PCR_POLICY_AHEAD_MAX ?
 		       departure + PCR_POLICY_AHEAD_MAX :
-		       f;
+		       e;
 }
 
-/** A new policy: bucket full at @p now. */
+/** The bucket is full at @p now: nothing reserved is still unpaid and
+ *  burst has accrued since (a flow in this state may be forgotten). */
+static inline bool
+pcr_policy_idle(uint64_t empty, uint64_t now, uint64_t burst)
+{
+	return !pcr_fine_after(empty + burst, now);
+}
+
+/** A new policy, its bucket full at @p now (whatever the rate). */
 static inline void
 pcr_policy_init(struct pcr_policy *p, uint64_t now)
 {
-	p->full = now;
+	p->empty = now - PCR_POLICY_IDLE;
 }
 
 /**
@@ -172,16 +197,55 @@ pcr_policy_stamp_shared(struct pcr_policy *p, const struct pcr_rate *r,
 			uint64_t now, uint32_t bytes)
 {
 	uint64_t cost = pcr_rate_cost(r, bytes);
-	uint64_t old = __atomic_load_n(&p->full, __ATOMIC_RELAXED);
+	uint64_t old = __atomic_load_n(&p->empty, __ATOMIC_RELAXED);
 	uint64_t dep, nw;
 
 	do {
 		dep = pcr_policy_allow(old, now, cost, r->burst);
-		nw = pcr_policy_after(old, dep, cost);
-	} while (!__atomic_compare_exchange_n(&p->full, &old, nw, true,
+		nw = pcr_policy_after(old, dep, cost, r->burst);
+	} while (!__atomic_compare_exchange_n(&p->empty, &old, nw, true,
 					      __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
 	return dep;
+}
+
+/**
+ * Shared policy, bounded: as pcr_policy_stamp_shared(), but if the packet
+ * could not leave by @p limit, reserve nothing and return false. A packet
+ * that will be dropped for the horizon must not use up the policy's time:
+ * under a sustained overload the policy would run ahead of the horizon and
+ * every later packet would be dropped too.
+ */
+static inline bool
+pcr_policy_stamp_shared_within(struct pcr_policy *p, const struct pcr_rate *r,
+			       uint64_t now, uint32_t bytes, uint64_t limit,
+			       uint64_t *dep)
+{
+	uint64_t cost = pcr_rate_cost(r, bytes);
+	uint64_t old = __atomic_load_n(&p->empty, __ATOMIC_RELAXED);
+	uint64_t d, nw;
+
+	do {
+		d = pcr_policy_allow(old, now, cost, r->burst);
+		if (pcr_fine_after(d, limit))
+			return false;
+		nw = pcr_policy_after(old, d, cost, r->burst);
+	} while (!__atomic_compare_exchange_n(&p->empty, &old, nw, true,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	*dep = d;
+	return true;
+}
+
+/**
+ * Give back the time pcr_policy_stamp_shared*() reserved for a packet of
+ * @p bytes that is not sent after all (a later policy refused it).
+ */
+static inline void
+pcr_policy_refund(struct pcr_policy *p, const struct pcr_rate *r,
+		  uint32_t bytes)
+{
+	__atomic_fetch_sub(&p->empty, pcr_rate_cost(r, bytes), __ATOMIC_RELAXED);
 }
 
 /**
@@ -191,10 +255,10 @@ pcr_policy_stamp_shared(struct pcr_policy *p, const struct pcr_rate *r,
 static inline void
 pcr_policy_refresh(struct pcr_policy *p, uint64_t now)
 {
-	uint64_t old = __atomic_load_n(&p->full, __ATOMIC_RELAXED);
+	uint64_t old = __atomic_load_n(&p->empty, __ATOMIC_RELAXED);
 
 	if ((int64_t)(now - old) > (int64_t)1 << 60)
-		__atomic_compare_exchange_n(&p->full, &old,
+		__atomic_compare_exchange_n(&p->empty, &old,
 					    now - ((uint64_t)1 << 59), false,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }

@@ -43,24 +43,30 @@
 
 #include "pcr_wheel.h"
 
-RTE_LOG_REGISTER_SUFFIX(pcr_wheel_logtype, wheel, NOTICE);
+RTE_LOG_REGISTER(pcr_wheel_logtype, pacer.wheel, NOTICE);
 #define WHEEL_LOG(level, fmt, ...)                                           \
 	rte_log(RTE_LOG_##level, pcr_wheel_logtype, "pcr_wheel: " fmt "\n", \
 		##__VA_ARGS__)
 
 #define DEF_GRANULARITY_NS 1000
 #define DEF_HORIZON_NS     (2ULL * 1000 * 1000 * 1000)
-#define DEF_SLOT_BITS      8
-#define DEF_LEVELS         3
+#define DEF_SLOT_BITS      12
+#define DEF_LEVELS         2
 #define DEF_SLOT_CAPACITY  512
 #define DEF_INBOX_SIZE     65536
 #define DEF_MAX_QUEUED     (1U << 20)
 #define INBOX_BURST        64
+/* A level-1 cascade prefetches the level-0 slot this many entries ahead. */
+#define CASCADE_PREFETCH   16
+/* l0_drain() prefetches the level-0 slot this many slots ahead. */
+#define DRAIN_PREFETCH     8
 
 /*
- * Level-0 slot: a circular array of slot_capacity mbuf pointers (in
- * l0_mbufs, slot i at i * capacity) with free-running head and tail
- * indexes. Built with -DPCR_WHEEL_L0_RING the slots are SP/SC rte_rings
+ * Level-0 slot: a circular array of slot_capacity mbuf pointers in
+ * l0_mbufs with free-running head and tail indexes, which live in the first
+ * 8 bytes of the slot's first line (so a slot holding up to 7 packets, the
+ * common case, is one line to push into and to pop from; see l0_index()).
+ * Built with -DPCR_WHEEL_L0_RING the slots are SP/SC rte_rings
  * instead, the container this replaced, kept to measure against
  * (docs/design.md).
  */
@@ -123,13 +129,14 @@ struct pcr_wheel {
 	unsigned int words; /* bitmap words per level */
 	unsigned int slot_capacity;
 	unsigned int cap_bits; /* log2(slot_capacity) */
+	unsigned int l0_line_shift; /* slot_bits + log2(L0_LINE_PTRS) */
 	/* level_of_bit[b]: the level for a tick whose highest bit differing
 	 * from cur_tick's, above the level-0 bits, is b */
 	uint8_t level_of_bit[64];
 	pcr_wheel_drop_fn drop_fn;
 	void *drop_arg;
 	uint64_t *bitmap;          /* levels * words */
-	struct l0_slot *l0;        /* level-0 slots */
+	struct l0_slot *l0;        /* unused: heads are in l0_mbufs */
 	struct rte_mbuf **l0_mbufs; /* their pointer arrays */
 	struct rte_ring **l0r;     /* -DPCR_WHEEL_L0_RING: the rings */
 	struct far_slot *far;      /* (levels - 1) * nslots */
@@ -325,8 +332,8 @@ l0_heads_size(unsigned int nslots)
 	return RTE_ALIGN_CEIL((size_t)nslots * sizeof(struct rte_ring *),
 			      RTE_CACHE_LINE_SIZE);
 #else
-	return RTE_ALIGN_CEIL((size_t)nslots * sizeof(struct l0_slot),
-			      RTE_CACHE_LINE_SIZE);
+	RTE_SET_USED(nslots);
+	return 0; /* in the slots' first lines */
 #endif
 }
 
@@ -337,9 +344,9 @@ l0_store_size(unsigned int nslots, unsigned int capacity)
 #ifdef PCR_WHEEL_L0_RING
 	return (size_t)nslots * l0_ring_size(capacity);
 #else
-	/* a slot takes at least one whole line (see l0_index()) */
-	return (size_t)nslots * RTE_MAX(capacity, (unsigned int)L0_LINE_PTRS) *
-	       sizeof(struct rte_mbuf *);
+	/* head + capacity pointers, in whole lines (see l0_index()) */
+	return (size_t)nslots * ((capacity + L0_LINE_PTRS) / L0_LINE_PTRS) *
+	       RTE_CACHE_LINE_SIZE;
 #endif
 }
 
@@ -435,6 +442,7 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 	w->words = bitmap_words(p.slot_bits);
 	w->slot_capacity = p.slot_capacity;
 	w->cap_bits = rte_log2_u32(p.slot_capacity);
+	w->l0_line_shift = p.slot_bits + rte_log2_u32(L0_LINE_PTRS);
 	for (i = 0; i < RTE_DIM(w->level_of_bit); i++)
 		w->level_of_bit[i] = RTE_MIN(i / p.slot_bits + 1, p.levels - 1);
 	w->drop_fn = p.drop_fn;
@@ -476,10 +484,7 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 		w->l0r[i] = r;
 	}
 #else
-	w->l0 = rte_zmalloc_socket("pcr_wheel_l0", l0_heads_size(s),
-				   RTE_CACHE_LINE_SIZE, p.socket_id);
-	if (w->head.pcnt == NULL || w->bitmap == NULL || w->l0 == NULL ||
-	    w->l0_mem == NULL)
+	if (w->head.pcnt == NULL || w->bitmap == NULL || w->l0_mem == NULL)
 		goto nomem;
 	w->l0_mbufs = w->l0_mem;
 #endif
@@ -621,6 +626,12 @@ wheel_drop(struct pcr_wheel *w, struct wheel_ccounters *c, struct rte_mbuf *m,
 /* --- level-0 slots ------------------------------------------------------ */
 
 #ifdef PCR_WHEEL_L0_RING
+static inline void
+l0_prefetch(const struct pcr_wheel *w, unsigned int slot)
+{
+	rte_prefetch0(w->l0r[slot]);
+}
+
 static inline bool
 l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
 {
@@ -642,6 +653,36 @@ l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
 		bit_clear(w, 0, slot);
 	return got;
 }
+
+/* The ring variant's view is the wheel itself. */
+struct l0_view {
+	struct pcr_wheel *w;
+};
+
+static __rte_always_inline void
+l0_view_get(struct pcr_wheel *w, struct l0_view *v)
+{
+	v->w = w;
+}
+
+static __rte_always_inline void
+l0_view_sync(struct pcr_wheel *w, const struct l0_view *v)
+{
+	RTE_SET_USED(w);
+	RTE_SET_USED(v);
+}
+
+static __rte_always_inline bool
+l0_push_v(struct l0_view *v, unsigned int slot, struct rte_mbuf *m)
+{
+	return l0_push(v->w, slot, m);
+}
+
+static __rte_always_inline void
+l0_prefetch_v(const struct l0_view *v, unsigned int slot)
+{
+	l0_prefetch(v->w, slot);
+}
 #else
 /*
  * Where pointer @j of level-0 slot @slot lives: the slots' arrays are
@@ -653,38 +694,124 @@ l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
 static inline size_t
 l0_index(const struct pcr_wheel *w, unsigned int slot, uint32_t j)
 {
-	return (((size_t)(j / L0_LINE_PTRS) << w->slot_bits) + slot) *
-		       L0_LINE_PTRS +
-	       j % L0_LINE_PTRS;
+	/* ((j / 8) * S + slot) * 8 + j % 8; l0_line_shift = slot_bits + 3 */
+	return ((size_t)(j / L0_LINE_PTRS) << w->l0_line_shift) +
+	       (size_t)slot * L0_LINE_PTRS + j % L0_LINE_PTRS;
+}
+
+/*
+ * Position j = 0 of a slot holds its head (struct l0_slot, 8 bytes, the
+ * size of a pointer); pointer c of the circular array is position c + 1.
+ * Memory from rte_zmalloc has no declared type, and each position is only
+ * ever accessed as one type, so the two share the store without aliasing.
+ */
+static inline struct l0_slot *
+l0_head(struct rte_mbuf **mb, unsigned int slot)
+{
+	return (struct l0_slot *)(void *)&mb[(size_t)slot * L0_LINE_PTRS];
 }
 
 static inline bool
 l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
 {
-	struct l0_slot *s = &w->l0[slot];
-	uint32_t count = s->tail - s->head;
+	struct l0_slot *s = l0_head(w->l0_mbufs, slot);
+	uint32_t tail = s->tail, count = tail - s->head;
 
 	if (unlikely(count == w->slot_capacity))
 		return false;
-	w->l0_mbufs[l0_index(w, slot, s->tail & (w->slot_capacity - 1))] = m;
-	s->tail++;
+	w->l0_mbufs[l0_index(w, slot,
+			     (tail & (w->slot_capacity - 1)) + 1)] = m;
+	s->tail = tail + 1;
 	if (count == 0)
 		bit_set(w, 0, slot);
 	return true;
+}
+
+/* What l0_push() to @slot touches first: the head and the first pointers. */
+static inline void
+l0_prefetch(const struct pcr_wheel *w, unsigned int slot)
+{
+	rte_prefetch0(&w->l0_mbufs[(size_t)slot * L0_LINE_PTRS]);
+}
+
+/*
+ * The level-0 state a per-packet loop keeps in registers. Through w the
+ * compiler must reload every field after each store into the slots (a
+ * uint32_t or uint64_t store may alias them); a local copy it need not.
+ * The loop keeps the level-0 summary word in a local too and writes it
+ * back before anything else reads it (l0_view_sync()).
+ */
+struct l0_view {
+	struct rte_mbuf **mb;
+	uint64_t *bm;
+	uint64_t sum;
+	uint32_t cap;
+	uint32_t cmask;
+	unsigned int line_shift;
+};
+
+static __rte_always_inline void
+l0_view_get(const struct pcr_wheel *w, struct l0_view *v)
+{
+	v->mb = w->l0_mbufs;
+	v->bm = w->bitmap; /* level 0's words come first */
+	v->sum = w->summary[0];
+	v->cap = w->slot_capacity;
+	v->cmask = w->slot_capacity - 1;
+	v->line_shift = w->l0_line_shift;
+}
+
+static __rte_always_inline void
+l0_view_sync(struct pcr_wheel *w, const struct l0_view *v)
+{
+	w->summary[0] = v->sum;
+}
+
+/* l0_push() through a view. */
+static __rte_always_inline bool
+l0_push_v(struct l0_view *v, unsigned int slot, struct rte_mbuf *m)
+{
+	struct l0_slot *s = l0_head(v->mb, slot);
+	uint32_t tail = s->tail, count = tail - s->head, j;
+
+	if (unlikely(count == v->cap))
+		return false;
+	j = (tail & v->cmask) + 1;
+	v->mb[((size_t)(j / L0_LINE_PTRS) << v->line_shift) +
+	      (size_t)slot * L0_LINE_PTRS + j % L0_LINE_PTRS] = m;
+	s->tail = tail + 1;
+	if (count == 0) {
+		v->bm[slot >> 6] |= 1ULL << (slot & 63);
+		v->sum |= 1ULL << (slot >> 6);
+	}
+	return true;
+}
+
+static __rte_always_inline void
+l0_prefetch_v(const struct l0_view *v, unsigned int slot)
+{
+	rte_prefetch0(&v->mb[(size_t)slot * L0_LINE_PTRS]);
 }
 
 static inline unsigned int
 l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
        unsigned int n)
 {
-	struct l0_slot *s = &w->l0[slot];
-	struct rte_mbuf *const *base = w->l0_mbufs;
-	uint32_t cmask = w->slot_capacity - 1;
-	uint32_t avail = s->tail - s->head;
-	uint32_t k = RTE_MIN((uint32_t)n, avail), i, h = s->head;
+	struct l0_slot *s = l0_head(w->l0_mbufs, slot);
+	/* locals: the stores into out[] must not make the compiler reload */
+	struct rte_mbuf *const *base =
+		w->l0_mbufs + (size_t)slot * L0_LINE_PTRS;
+	const unsigned int ls = w->l0_line_shift;
+	const uint32_t cmask = w->slot_capacity - 1;
+	uint32_t h = s->head, avail = s->tail - h;
+	uint32_t k = RTE_MIN((uint32_t)n, avail), i;
 
-	for (i = 0; i < k; i++)
-		out[i] = base[l0_index(w, slot, (h + i) & cmask)];
+	for (i = 0; i < k; i++) {
+		uint32_t j = ((h + i) & cmask) + 1;
+
+		out[i] = base[((size_t)(j / L0_LINE_PTRS) << ls) +
+			      j % L0_LINE_PTRS];
+	}
 	if (k == avail) {
 		/* empty: restart at index 0, the line just read */
 		s->head = 0;
@@ -720,6 +847,8 @@ far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
 		if (unlikely(nc == NULL))
 			return false;
 		w->free_chunks = nc->next;
+		/* the next allocation reads its first line: start that now */
+		rte_prefetch0_write(w->free_chunks);
 		nc->next = NULL;
 		if (c == NULL) {
 			fs->head = nc;
@@ -734,6 +863,14 @@ far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
 	e = &c->e[fs->tail_count++];
 	e->m = m;
 	e->tick = tick;
+	/*
+	 * The tail's next line, 4 entries on: its first write would be a
+	 * miss (1M queued is 16 MiB of chunks), the store queue fills behind
+	 * it, and the consumer stalls. Fetched now, it has the next few
+	 * hundred placements to arrive. Past the chunk's end it touches the
+	 * neighbouring chunk of the pool: harmless.
+	 */
+	rte_prefetch0_write(e + 4);
 	return true;
 }
 
@@ -803,16 +940,21 @@ wheel_place_or_spill(struct pcr_wheel *w, struct wheel_ccounters *c,
 		wheel_drop(w, c, m, PCR_WHEEL_DROP_NOMEM);
 }
 
-/* Insert a packet taken from the inbox. */
-static inline void
-wheel_insert(struct pcr_wheel *w, struct wheel_ccounters *c,
-	     struct rte_mbuf *m, uint64_t tsc)
+static inline uint64_t
+wheel_tick_of(const struct pcr_wheel *w, uint64_t tsc)
 {
 	int64_t d = (int64_t)(tsc - w->epoch_tsc);
-	uint64_t tick = d <= 0 ? 0
-			       : rte_reciprocal_divide_u64((uint64_t)d,
-							   &w->granularity_recip);
 
+	return d <= 0 ? 0
+		      : rte_reciprocal_divide_u64((uint64_t)d,
+						  &w->granularity_recip);
+}
+
+/* Insert a packet taken from the inbox, its departure as a tick. */
+static inline void
+wheel_insert(struct pcr_wheel *w, struct wheel_ccounters *c,
+	     struct rte_mbuf *m, uint64_t tick)
+{
 	if (tick < w->cur_tick) {
 		tick = w->cur_tick;
 		c->late++;
@@ -830,20 +972,88 @@ wheel_insert(struct pcr_wheel *w, struct wheel_ccounters *c,
 	wheel_place_or_spill(w, c, m, tick);
 }
 
+/*
+ * Insert @n inbox entries, read in place from the ring. Two passes: the
+ * first computes the ticks and prefetches the slot heads the second will
+ * read, so their misses overlap instead of queueing one by one.
+ */
+static inline void
+wheel_insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
+		   const struct __pcr_wheel_entry *e, unsigned int n)
+{
+	uint64_t tick[INBOX_BURST];
+	const uint64_t cur = w->cur_tick, horizon = w->horizon_ticks;
+	const unsigned int sb = w->slot_bits;
+	const uint32_t mask = w->mask;
+	/* level 1 takes every far tick (2 levels), or those of cur's block */
+	const bool far_all = w->levels == 2, far = w->levels > 1;
+	struct far_slot *const far1 = w->far;
+	uint64_t occ0 = 0, occ1 = 0;
+	struct l0_view v;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t t = wheel_tick_of(w, e[i].tsc), d = (t ^ cur) >> sb;
+
+		tick[i] = t;
+		if (d == 0)
+			l0_prefetch(w, t & mask);
+		else if (far && (far_all || (d >> sb) == 0))
+			rte_prefetch0(&far1[(t >> sb) & mask]);
+	}
+	/*
+	 * The common cases inline: due within the horizon, for level 0 or
+	 * level 1, with room. Everything else (late, horizon, a full slot, no
+	 * chunk, a higher level) takes the general path, wheel_insert().
+	 */
+	l0_view_get(w, &v);
+	for (i = 0; i < n; i++) {
+		uint64_t t = tick[i], d = (t ^ cur) >> sb;
+		struct rte_mbuf *m = e[i].m;
+
+		if (likely(t - cur < horizon)) { /* t >= cur, within horizon */
+			if (d == 0) {
+				if (likely(l0_push_v(&v, t & mask, m))) {
+					occ0++;
+					continue;
+				}
+			} else if (far && (far_all || (d >> sb) == 0)) {
+				if (likely(far_push(w, 1, (t >> sb) & mask, m,
+						    t))) {
+					occ1++;
+					continue;
+				}
+			}
+		}
+		l0_view_sync(w, &v);
+		wheel_insert(w, c, m, t);
+		l0_view_get(w, &v);
+	}
+	l0_view_sync(w, &v);
+	c->occ[0] += occ0;
+	if (far)
+		c->occ[1] += occ1;
+}
+
 static void
 wheel_take_inbox(struct pcr_wheel *w, struct wheel_ccounters *c,
 		 unsigned int max)
 {
-	struct __pcr_wheel_entry e[INBOX_BURST];
-
 	while (max > 0) {
+		struct rte_ring_zc_data zcd;
 		unsigned int k = RTE_MIN(max, (unsigned int)INBOX_BURST);
-		unsigned int got, i;
+		unsigned int got;
 
-		got = rte_ring_sc_dequeue_burst_elem(w->head.inbox, e,
-						     sizeof(e[0]), k, NULL);
-		for (i = 0; i < got; i++)
-			wheel_insert(w, c, e[i].m, e[i].tsc);
+		/* zero-copy: the entries are read where producers wrote them */
+		got = rte_ring_dequeue_zc_burst_elem_start(
+			w->head.inbox, sizeof(struct __pcr_wheel_entry), k,
+			&zcd, NULL);
+		if (got == 0)
+			break;
+		wheel_insert_burst(w, c, zcd.ptr1, zcd.n1);
+		if (got > zcd.n1)
+			wheel_insert_burst(w, c, zcd.ptr2, got - zcd.n1);
+		rte_ring_dequeue_zc_elem_finish(w->head.inbox, got);
 		c->taken += got;
 		if (got < k)
 			break;
@@ -888,17 +1098,30 @@ wheel_cascade(struct pcr_wheel *w, struct wheel_ccounters *c,
 		if (next != NULL)
 			chunk_prefetch(next);
 		if (level == 1) {
+			const uint32_t mask = w->mask;
 			uint32_t placed = 0;
+			struct l0_view v;
 
+			l0_view_get(w, &v);
 			for (i = 0; i < n; i++) {
 				struct rte_mbuf *m = ch->e[i].m;
 				uint64_t tick = ch->e[i].tick;
 
-				if (likely(l0_push(w, tick & w->mask, m)))
+				if (i + CASCADE_PREFETCH < n)
+					l0_prefetch_v(
+						&v,
+						ch->e[i + CASCADE_PREFETCH]
+								.tick &
+							mask);
+				if (likely(l0_push_v(&v, tick & mask, m))) {
 					placed++;
-				else
+				} else {
+					l0_view_sync(w, &v);
 					wheel_spill(w, c, m, tick);
+					l0_view_get(w, &v);
+				}
 			}
+			l0_view_sync(w, &v);
 			c->occ[0] += placed;
 		} else {
 			for (i = 0; i < n; i++)
@@ -943,7 +1166,34 @@ level_next_event(const struct pcr_wheel *w, unsigned int level)
 static inline uint64_t
 wheel_next_event(const struct pcr_wheel *w)
 {
+	uint64_t sum0 = w->summary[0];
 	unsigned int l;
+
+	/*
+	 * Fast path, level 0 not empty and not the (circular) top level:
+	 * level 0 holds only ticks of cur's block at or after cur, so its
+	 * first set bit at or after cur is the next event.
+	 */
+	if (likely(sum0 != 0 && w->levels > 1)) {
+		const uint64_t cur = w->cur_tick;
+		const unsigned int pos = cur & w->mask, wi = pos >> 6;
+		const uint64_t *bm = w->bitmap;
+		uint64_t word = bm[wi] & (~0ULL << (pos & 63));
+		unsigned int j;
+
+		if (word != 0) {
+			j = (wi << 6) + __builtin_ctzll(word);
+		} else {
+			uint64_t sum = sum0 & (~1ULL << wi);
+
+			if (sum == 0)
+				goto general; /* nothing after cur on level 0 */
+			j = ((unsigned int)__builtin_ctzll(sum) << 6);
+			j += __builtin_ctzll(bm[j >> 6]);
+		}
+		return cur + (j - pos);
+	}
+general:
 
 	for (l = 0; l < w->levels; l++) {
 		uint64_t ev;
@@ -994,6 +1244,53 @@ wheel_emit(struct pcr_wheel *w, struct wheel_ccounters *c,
 	return got;
 }
 
+/*
+ * Emit the level-0 slots from cur_tick up to @target, in order, moving
+ * cur_tick to each: wheel_run()'s loop for level-0 events in one place.
+ * Only for levels > 1, where level 0 holds ticks of cur's block at or
+ * after cur only (so no search wraps, and no far slot starts inside the
+ * block: nothing to cascade). Stops when @n were written (cur_tick stays
+ * at the slot being drained) or level 0 has nothing more due.
+ */
+static inline unsigned int
+l0_drain(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t target,
+	 struct rte_mbuf **mbufs, unsigned int n)
+{
+	uint64_t cur = w->cur_tick;
+	const uint64_t block = cur & ~(uint64_t)w->mask;
+	const uint64_t *bm = w->bitmap; /* level 0's words */
+	unsigned int cnt = 0, adv = 0;
+
+	while (cnt < n) {
+		unsigned int pos = cur - block, wi = pos >> 6, j;
+		uint64_t word = bm[wi] & (~0ULL << (pos & 63)), ev;
+
+		if (word == 0) {
+			uint64_t sum = w->summary[0] & (~1ULL << wi);
+
+			if (sum == 0)
+				break;
+			wi = __builtin_ctzll(sum);
+			word = bm[wi];
+		}
+		j = (wi << 6) + __builtin_ctzll(word);
+		ev = block + j;
+		if (ev > target)
+			break;
+		if (ev != cur) {
+			cur = ev;
+			adv++;
+		}
+		/* slots ahead: their heads and first lines are in line */
+		l0_prefetch(w, (j + DRAIN_PREFETCH) & w->mask);
+		cnt += l0_pop(w, j, mbufs + cnt, n - cnt);
+	}
+	__atomic_store_n(&w->cur_tick, cur, __ATOMIC_RELAXED);
+	c->advances += adv;
+	c->occ[0] -= cnt;
+	return cnt;
+}
+
 static inline uint64_t
 wheel_tick_of_now(const struct pcr_wheel *w, uint64_t now_tsc)
 {
@@ -1019,7 +1316,11 @@ wheel_run(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t target,
 		uint64_t ev;
 
 		if (w->cur_tick <= target) {
-			cnt += wheel_emit(w, c, mbufs + cnt, n - cnt);
+			if (w->levels > 1)
+				cnt += l0_drain(w, c, target, mbufs + cnt,
+						n - cnt);
+			else
+				cnt += wheel_emit(w, c, mbufs + cnt, n - cnt);
 			if (cnt == n)
 				break;
 		}

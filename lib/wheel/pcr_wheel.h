@@ -21,9 +21,10 @@
  * - *Levels*: the consumer owns the wheel proper. Level 0 has
  *   2^slot_bits slots of `granularity` each; level l slots are as wide as
  *   the whole span of level l-1. Level-0 slots are circular arrays of
- *   `slot_capacity` mbuf pointers, interleaved by cache line (draining a
- *   slot is a pointer copy; an SP/SC rte_ring per slot measured slower,
- *   see docs/design.md). Slots of levels
+ *   `slot_capacity` mbuf pointers, interleaved by cache line, each with
+ *   its head in its first line (draining a slot is a pointer copy; an
+ *   SP/SC rte_ring per slot measured slower, see docs/design.md). Slots
+ *   of levels
  *   >= 1 are chains of fixed-size chunks of (mbuf, departure) pairs drawn
  *   from one pool sized by `max_queued`, so the far levels cost memory in
  *   proportion to what is queued, not to slots x line rate. Cascading a far
@@ -62,7 +63,8 @@
  * With S = 2^slot_bits, L = levels, C = slot_capacity, Q = max_queued,
  * I = inbox_size, E = PCR_WHEEL_CHUNK_ENTRIES:
  *
- *   bytes ~= S * (8 + 8 * max(C, 8))               level-0 slots
+ *   bytes ~= S * 64 * (C / 8 + 1)                  level-0 slots (C >= 8;
+ *                                                   S * 64 for C = 4)
  *          + (L - 1) * S * 24                       far slot heads
  *          + (ceil(Q / E) + (L - 1) * S) * 1024     chunk pool (L > 1)
  *          + 128 + 32 * I                           inbox (2I entries:
@@ -71,8 +73,8 @@
  *          + 64 * (RTE_MAX_LCORE + 1)               producer counters
  *
  * (within 1 KiB of pcr_wheel_memsize(), which returns the exact figure for
- * any params). The defaults (S = 256, L = 3, C = 512, Q = 2^20, I = 2^16)
- * take 19.8 MiB.
+ * any params). The defaults (S = 4096, L = 2, C = 512, Q = 2^20, I = 2^16)
+ * take 38.4 MiB; S = 256, L = 3 (the defaults before) 19.8 MiB.
  * Horizon limit: horizon < (S - 1) * S^(L-1) * granularity; the defaults at
  * 1 us allow 16.7 s.
  *
@@ -138,8 +140,8 @@ struct pcr_wheel_params {
 	uint64_t start_tsc;        /**< the consumer's time at creation (required) */
 	uint64_t granularity_ns;   /**< level-0 slot width, ns: 250..1000000, default 1000 */
 	uint64_t horizon_ns;       /**< horizon, ns; default 2 s */
-	unsigned int slot_bits;    /**< log2 slots per level: 2..12, default 8 */
-	unsigned int levels;       /**< levels: 1..6, default 3 */
+	unsigned int slot_bits;    /**< log2 slots per level: 2..12, default 12 */
+	unsigned int levels;       /**< levels: 1..6, default 2 */
 	unsigned int slot_capacity; /**< level-0 slot capacity, packets: power of 2, default 512 */
 	unsigned int inbox_size;   /**< inbox capacity, packets: power of 2, default 65536 */
 	unsigned int max_queued;   /**< packets the far levels hold, default 2^20 */

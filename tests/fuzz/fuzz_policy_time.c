@@ -45,25 +45,26 @@ burst_u_of(const struct pcr_rate *r, uint64_t cost)
 	return r->burst > cost ? r->burst : cost;
 }
 
+/* pcr_policy_allow() in exact arithmetic: max(empty + min(c, b), now), capped */
 static i128
-model_allow(i128 full, i128 now, i128 cost, i128 burst)
+model_allow(i128 empty, i128 now, i128 cost, i128 burst)
 {
-	i128 b = burst > cost ? burst : cost;
-	i128 d = max128(full - b + cost, now);
+	i128 d = max128(empty + (cost < burst ? cost : burst), now);
 
 	return d - now > (i128)PCR_POLICY_AHEAD_MAX ?
 		       now + (i128)PCR_POLICY_AHEAD_MAX :
 		       d;
 }
 
+/* pcr_policy_after(): max(empty, dep - b) + c, capped */
 static i128
-model_after(i128 full, i128 dep, i128 cost)
+model_after(i128 empty, i128 dep, i128 cost, i128 burst)
 {
-	i128 f = max128(full, dep) + cost;
+	i128 e = max128(empty, dep - burst) + cost;
 
-	return f - dep > (i128)PCR_POLICY_AHEAD_MAX ?
+	return e - dep > (i128)PCR_POLICY_AHEAD_MAX ?
 		       dep + (i128)PCR_POLICY_AHEAD_MAX :
-		       f;
+		       e;
 }
 
 int
@@ -74,7 +75,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static i128 burst_u[MAX_PKTS];
 	struct pcr_rate r;
 	struct pcr_policy sp;
-	uint64_t tsc_hz, bps, burst_bytes, epoch, tsc, flow_full, fine0;
+	uint64_t tsc_hz, bps, burst_bytes, epoch, tsc, flow_empty, fine0;
 	i128 m_flow, m_shared, now_u, elapsed;
 	unsigned int bits, n = 0, i, j;
 	bool clamped = false;
@@ -114,9 +115,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	now_u = elapsed << PCR_FINE_SHIFT;
 	fine0 = pcr_fine(tsc, epoch);
 	PCR_FUZZ_CHECK(fine0 == (uint64_t)now_u, "fine time");
-	flow_full = fine0;
 	pcr_policy_init(&sp, fine0);
-	m_flow = m_shared = now_u;
+	flow_empty = sp.empty;
+	PCR_FUZZ_CHECK(flow_empty == fine0 - PCR_POLICY_IDLE, "init");
+	m_flow = m_shared = now_u - (i128)PCR_POLICY_IDLE;
 
 	while (in.n > 0 && n < MAX_PKTS) {
 		uint32_t len = (uint32_t)pcr_fuzz_take(&in, 2);
@@ -144,7 +146,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       len, bps, cost);
 
 		/* the flow policy, as the RX path runs it */
-		dep = pcr_policy_allow(flow_full, now, cost, r.burst);
+		dep = pcr_policy_allow(flow_empty, now, cost, r.burst);
 		md = model_allow(m_flow, now_u, cost, r.burst);
 		PCR_FUZZ_CHECK(dep == (uint64_t)md,
 			       "packet %u: flow departure %" PRIu64
@@ -153,16 +155,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		PCR_FUZZ_CHECK(md >= now_u, "departure in the past");
 		PCR_FUZZ_CHECK(md - now_u <= (i128)PCR_POLICY_AHEAD_MAX,
 			       "departure beyond the bound");
-		if (max128(m_flow - (i128)burst_u_of(&r, cost) + cost, now_u) != md)
+		if (max128(m_flow + (cost < r.burst ? cost : r.burst), now_u) != md)
 			clamped = true;
-		flow_full = pcr_policy_after(flow_full, dep, cost);
-		if (max128(m_flow, md) + cost - md > (i128)PCR_POLICY_AHEAD_MAX)
+		flow_empty = pcr_policy_after(flow_empty, dep, cost, r.burst);
+		if (max128(m_flow, md - r.burst) + cost - md >
+		    (i128)PCR_POLICY_AHEAD_MAX)
 			clamped = true;
-		m_flow = model_after(m_flow, md, cost);
-		PCR_FUZZ_CHECK(flow_full == (uint64_t)m_flow,
-			       "packet %u: flow bucket %" PRIu64
+		m_flow = model_after(m_flow, md, cost, r.burst);
+		PCR_FUZZ_CHECK(flow_empty == (uint64_t)m_flow,
+			       "packet %u: flow bucket (empty) %" PRIu64
 			       " != exact %" PRIu64,
-			       n, flow_full, (uint64_t)m_flow);
+			       n, flow_empty, (uint64_t)m_flow);
 		dep_u[n] = md;
 		cost_u[n] = cost;
 		burst_u[n] = burst_u_of(&r, cost);
@@ -172,14 +175,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pcr_policy_refresh(&sp, now);
 			if (now_u - m_shared > ((i128)1 << 60))
 				m_shared = now_u - ((i128)1 << 59);
-			PCR_FUZZ_CHECK(sp.full == (uint64_t)m_shared,
+			PCR_FUZZ_CHECK(sp.empty == (uint64_t)m_shared,
 				       "refresh: %" PRIu64 " != %" PRIu64,
-				       sp.full, (uint64_t)m_shared);
+				       sp.empty, (uint64_t)m_shared);
 		}
 		sdep = pcr_policy_stamp_shared(&sp, &r, now, len);
 		msd = model_allow(m_shared, now_u, cost, r.burst);
-		m_shared = model_after(m_shared, msd, cost);
-		PCR_FUZZ_CHECK(sdep == (uint64_t)msd && sp.full == (uint64_t)m_shared,
+		m_shared = model_after(m_shared, msd, cost, r.burst);
+		PCR_FUZZ_CHECK(sdep == (uint64_t)msd && sp.empty == (uint64_t)m_shared,
 			       "packet %u: shared departure %" PRIu64
 			       " != exact %" PRIu64,
 			       n, sdep, (uint64_t)msd);

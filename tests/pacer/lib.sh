@@ -65,14 +65,71 @@ PY
 }
 
 # conserved FILE.json: for every port, what its peers received equals
-# tx + dropped + queued, and every mbuf is back in the pool.
+# tx + dropped + queued, every mbuf is back in the pool, nothing left
+# early, and no departure had to be held back for its flow's order
+# (held_for_order: the policies keep a flow's departures in order unless
+# the flow changes class, or its rate goes from unlimited to finite).
 conserved() {
     expect "$1" \
         'd["mempool_in_use_at_exit"] == 0' \
         'd["consistent"]' \
         'all(sum(q["rx_packets"] for q in d["ports"] if q["peer"] == p["port"]) == p["tx_packets"] + sum(p["dropped"].values()) + p["queued"] for p in d["ports"])' \
         'all(p["dropped_total"] == sum(p["dropped"].values()) for p in d["ports"])' \
-        'all(p["early"] == 0 for p in d["ports"])'
+        'all(p["early"] == 0 for p in d["ports"])' \
+        'all(p["held_for_order"] == 0 for p in d["ports"])'
+}
+
+# pcap_scale FILE.json: the factor that turns net_pcap's output timestamps
+# into measured time. net_pcap stamps what it writes from the TSC with the
+# EAL's frequency estimate (rte_get_timer_hz()), while pacer paces with the
+# frequency it measured against CLOCK_MONOTONIC_RAW (tsc_hz); the two differ
+# by tsc_ppm (about -1480 ppm on the machine this was written on). So a
+# net_pcap capture can judge pacing only in TSC terms, and cannot judge the
+# TSC measurement itself (test_clock_wire.sh does, with kernel timestamps).
+pcap_scale() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(repr(d["tsc_hz_eal"] / d["tsc_hz"]))' "$1"
+}
+
+# ls_rate FILE.pcap [SCALE]: "BPS LEFT_OUT": the achieved rate as the
+# least-squares slope of each frame's time (times SCALE since the first,
+# see pcap_scale) against the bytes sent before it, leaving out frames
+# more than 50 us behind the fit. Departures are never early but, on a
+# shared VM, now and then milliseconds late (the TX lcore lost its CPU);
+# departure times are fixed at arrival, so the frames after a late one
+# are on time again. A first-to-last rate puts all of a late last frame
+# into the figure (1 ms in 1 s is 0.1 %); this one does not, and still
+# moves with any real rate error.
+ls_rate() {
+    python3 - "$1" "${2:-1}" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+scale = float(sys.argv[2])
+magic = struct.unpack("<I", b[:4])[0]
+e = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+mul = 1 if struct.unpack(e + "I", b[:4])[0] == 0xa1b23c4d else 1000
+off, xs, ys, sent = 24, [], [], 0
+while off + 16 <= len(b):
+    s, frac, incl, orig = struct.unpack(e + "IIII", b[off:off + 16])
+    xs.append(sent)
+    ys.append(s * 10**9 + frac * mul)
+    sent += orig
+    off += 16 + incl
+ys = [ys[0] + (y - ys[0]) * scale for y in ys]
+keep = list(range(len(xs)))
+for _ in range(4):
+    n = len(keep)
+    mx = sum(xs[i] for i in keep) / n
+    my = sum(ys[i] for i in keep) / n
+    slope = sum((xs[i] - mx) * (ys[i] - my) for i in keep) / sum((xs[i] - mx) ** 2 for i in keep)
+    keep = [i for i in range(len(xs)) if ys[i] - (my + slope * (xs[i] - mx)) < 50000]
+print("%.1f %d" % (8e9 / slope, len(xs) - len(keep)))
+PY
+}
+
+# rate_within BPS WANT FRACTION WHAT: fails unless |BPS - WANT| <= FRACTION * WANT
+rate_within() {
+    python3 -c "import sys; r, w, f = map(float, sys.argv[1:4]); sys.exit(0 if abs(r - w) <= f * w else 1)" "$1" "$2" "$3" ||
+        fail "$4: $1 bit/s, not $2 +- $3"
 }
 
 # same_frames A.pcap B.pcap: the two captures hold the same frames, byte for

@@ -28,7 +28,7 @@ conserved "$tmp/c.json"
 expect "$tmp/c.json" 'd["ports"][0]["tx_packets"] == 500' \
     '[c["tx_packets"] for c in d["ports"][0]["classes"]] == [0, 400, 100]' \
     '[c["class"] for c in d["ports"][0]["classes"]] == ["default", "fast", "slow"]'
-"$stat" --json "$tmp/out.pcap" >"$tmp/s.json"
+"$stat" --json --time-scale "$(pcap_scale "$tmp/c.json")" "$tmp/out.pcap" >"$tmp/s.json"
 expect "$tmp/s.json" 'd["packets"] == 500' 'd["flow_count"] == 4' \
     'all(abs(f["rate_bps"] - 4e6) <= 0.02 * 4e6 for f in d["flows"] if f["key"].endswith(":5201"))' \
     'all(abs(f["rate_bps"] - 1e6) <= 0.02 * 1e6 for f in d["flows"] if f["key"].endswith(":6000"))'

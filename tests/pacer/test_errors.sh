@@ -54,6 +54,12 @@ printf 'this is not ini\n' >"$tmp/7.cfg"
 bad --config "$tmp/7.cfg" -- "7.cfg:1: 'this is not ini': not \[section\], key = value"
 printf '[class a]\nmatch = src 198.18.0.0/15 dst 2001:db8::/32\n' >"$tmp/8.cfg"
 bad --config "$tmp/8.cfg" -- "mixes IPv4 and IPv6"
+bad --cmdline-file "$tmp/nope.cmd" -- "--cmdline-file .*/nope.cmd: No such file or directory"
+bad --tsc-calib 5 -- "--tsc-calib: 5 is out of range \[10, 10000\]"
+bad --offload-horizon 2000000 -- "--offload-horizon: 2000000 is out of range \[0, 1000000\]"
+bad --nic-clock-bits 65 -- "--nic-clock-bits: 65 is out of range \[1, 64\]"
+bad --tsc-measure perhaps -- "--tsc-measure: 'perhaps' is not yes or no"
+bad --flow-idle 86400001 -- "--flow-idle: 86400001 is out of range"
 
 # the command line overrides the file: a bad file value is fine if given
 # again on the command line? No: the file is checked as a whole first.

@@ -117,3 +117,14 @@ sys.exit(not (strip(a) == strip(b) and a["classify"] == b["classify"]))
 PY
 done
 echo "ok: raw IP, Linux cooked v1/v2"
+
+# --time-scale: every time since the first packet scaled (net_pcap's EAL
+# clock to measured time); 0.5 halves the gaps and doubles the rate.
+stat_json "$tmp/h.json" --time-scale 0.5 "$tmp/paced.pcap"
+expect "$tmp/h.json" 'd["rate_bps"] == 2e9' "d['first_ns'] == $start" \
+    'd["duration_ns"] == 299 * 4000' \
+    'd["gap_ns"] == {"min": 4000, "p50": 4000, "p99": 4000, "max": 4000}'
+expect_usage_error "--time-scale 3" "--time-scale 3: not a number in 0.5 .. 2" \
+    "$stat" --time-scale 3 "$tmp/paced.pcap"
+expect_usage_error "--time-scale x" "--time-scale x" "$stat" --time-scale x "$tmp/paced.pcap"
+echo "ok: --time-scale"

@@ -415,9 +415,12 @@ test_wraparound(void **state)
 	wheel_finish(w);
 }
 
-/* An idle gap of 2 s is jumped, not walked slot by slot. */
+/*
+ * An idle gap of 2 s is jumped, not walked slot by slot: with 3 levels of
+ * 256 slots (two cascades) and with the default 2 levels of 4096 (one).
+ */
 static void
-test_idle_gap(void **state)
+run_idle_gap(unsigned int slot_bits, unsigned int levels)
 {
 	struct pcr_wheel_params p;
 	struct pcr_wheel *w;
@@ -425,13 +428,16 @@ test_idle_gap(void **state)
 	uint64_t t0 = 1000, gap = 1999999ULL * G_TSC;
 	uint32_t id;
 
-	(void)state;
 	params_init(&p, t0);
+	if (slot_bits != 0) {
+		p.slot_bits = slot_bits;
+		p.levels = levels;
+	}
 	w = pcr_wheel_create(&p);
 	assert_non_null(w);
 	enqueue_one(w, 7, t0 + gap);
 	assert_int_equal(drain_at(w, t0, NULL, 0), 0);
-	/* a lower bound: the level-2 slot cascades before the packet's slot */
+	/* a lower bound: the far slot cascades before the packet's slot */
 	assert_true(pcr_wheel_next_tsc(w) > t0);
 	assert_true(pcr_wheel_next_tsc(w) <= t0 + gap);
 	assert_int_equal(drain_at(w, t0 + gap - 1, NULL, 0), 0);
@@ -439,9 +445,17 @@ test_idle_gap(void **state)
 	assert_int_equal(id, 7);
 	pcr_wheel_stats_get(w, &s);
 	/* one jump per level at most, not 2 million slot visits */
-	assert_in_range(s.advances, 1, 3);
-	assert_int_equal(s.cascaded, 2); /* level 2 -> 1 -> 0 */
+	assert_in_range(s.advances, 1, s.levels);
+	assert_int_equal(s.cascaded, s.levels - 1); /* top -> ... -> 0 */
 	wheel_finish(w);
+}
+
+static void
+test_idle_gap(void **state)
+{
+	(void)state;
+	run_idle_gap(8, 3);
+	run_idle_gap(0, 0); /* the defaults */
 }
 
 /* --- contract: late, horizon, spill, nomem, refused ----------------------- */
@@ -640,6 +654,8 @@ test_spill_on_cascade(void **state)
 
 	(void)state;
 	params_init(&p, t0);
+	p.slot_bits = 8; /* 256 slots: tick 1000 is on level 1 */
+	p.levels = 3;
 	p.slot_capacity = 8;
 	w = pcr_wheel_create(&p);
 	assert_non_null(w);
@@ -667,6 +683,7 @@ test_nomem(void **state)
 	(void)state;
 	params_init(&p, 0);
 	p.slot_bits = 2; /* 4 slots per level, 3 levels */
+	p.levels = 3;
 	p.max_queued = 1;
 	p.horizon_ns = 48 * G_NS;
 	w = pcr_wheel_create(&p);
@@ -851,7 +868,9 @@ run_property(unsigned int seed, unsigned int slot_bits, unsigned int levels,
 	params_init(&p, epoch);
 	p.slot_bits = slot_bits;
 	p.levels = levels;
-	p.slot_capacity = 65536;
+	/* no spills: room for every packet in one slot (2^12 slots: 1024,
+	 * enough for what this workload puts into one tick, and 32 MiB) */
+	p.slot_capacity = slot_bits >= 12 ? 1024 : 65536;
 	horizon = ((1ULL << slot_bits) - 1) << (slot_bits * (levels - 1));
 	if (horizon > 2000000)
 		horizon = 2000000;
@@ -953,6 +972,8 @@ test_property(void **state)
 	run_property(6, 4, 2, false, 12345, 30000);
 	run_property(7, 5, 1, true, 12345, 20000);
 	run_property(8, 6, 3, false, (1ULL << 63), 20000);
+	run_property(9, 12, 2, true, 1000, 20000); /* the default geometry */
+	run_property(10, 12, 2, false, UINT64_MAX - 5000 * G_TSC, 20000);
 }
 
 /* --- concurrency ---------------------------------------------------------- */

@@ -1,0 +1,902 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+/*
+ * The command line (DPDK's cmdline library), as testpmd does it: the whole
+ * grammar is here (tokens, help strings, handlers); handlers only parse
+ * what cmdline could not and call the control layer (control.c), which
+ * checks every value and changes nothing on bad input.
+ *
+ * Two inputs, both fed from the control loop (never blocking it):
+ *  - --cmdline-file: one line at a time through cmdline_parse(), each
+ *    echoed after the prompt; `sleep MS` holds the next line back;
+ *  - -i: stdin in raw mode (cmdline_stdin_new(): editing, history, tab
+ *    completion), read when poll() says there is input.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmdline.h>
+#include <cmdline_parse.h>
+#include <cmdline_parse_string.h>
+#include <cmdline_rdline.h>
+#include <cmdline_socket.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "control.h"
+#include "pacer.h"
+
+#define PROMPT "pacer> "
+
+static struct cmdline *cl_stdin;   /* -i, once the script is done */
+static bool interactive;
+static struct cmdline *cl_script;  /* --cmdline-file */
+static FILE *script;
+static unsigned int script_line;
+static uint64_t resume_tsc;        /* `sleep`: nothing runs before this */
+
+/* Print what a control-layer call said. */
+static void
+report(struct cmdline *cl, int rc, const char *err, const char *ok)
+{
+	if (rc != 0)
+		cmdline_printf(cl, "error: %s\n", err);
+	else if (ok != NULL)
+		cmdline_printf(cl, "%s\n", ok);
+}
+
+/* Run @p fn(FILE *, arg) into memory and print it on the command line. */
+static void
+print_with(struct cmdline *cl, void (*fn)(FILE *, const void *),
+	   const void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL) {
+		cmdline_printf(cl, "error: out of memory\n");
+		return;
+	}
+	fn(f, arg);
+	fclose(f);
+	if (buf != NULL && len > 0)
+		cmdline_printf(cl, "%s", buf);
+	free(buf);
+}
+
+/* "N" or "all": the port, -1 for all, or -2 (and a message) if neither. */
+static int
+port_arg(struct cmdline *cl, const char *s)
+{
+	uint64_t p;
+	char e[200];
+
+	if (strcmp(s, "all") == 0)
+		return -1;
+	if (pcr_u64_parse(s, 0, pcr_app.n_ports - 1, &p, e, sizeof(e)) != 0) {
+		cmdline_printf(cl, "error: port %s: %s (ports 0..%u, or all)\n",
+			       s, e, pcr_app.n_ports - 1);
+		return -2;
+	}
+	return (int)p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Renderers                                                           */
+
+struct show_port_arg {
+	const struct pcr_snapshot *s;
+	int port;
+};
+
+static void
+show_port_stats(FILE *f, const void *v)
+{
+	const struct show_port_arg *a = v;
+	static uint64_t last_tsc[PCR_MAX_PORTS];
+	static uint64_t last_rx[PCR_MAX_PORTS], last_tx[PCR_MAX_PORTS];
+	double hz = (double)pcr_clock_tsc_hz();
+	uint16_t p;
+
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		const struct pcr_port_snap *n = &a->s->port[p];
+		const struct pcr_port_snap *z = pcr_ctl_cleared(p);
+		double dt = last_tsc[p] != 0 ? (double)(a->s->tsc - last_tsc[p]) / hz : 0;
+
+		if (a->port >= 0 && a->port != p)
+			continue;
+		fprintf(f, "  ######## port %u (%s) -> port %u ########\n", p,
+			pcr_app.ports[p].name, pcr_app.ports[p].peer);
+		fprintf(f, "  RX-packets: %-12" PRIu64 " RX-bytes: %-14" PRIu64 "\n",
+			n->rx_packets - z->rx_packets, n->rx_bytes - z->rx_bytes);
+		fprintf(f, "  TX-packets: %-12" PRIu64 " TX-bytes: %-14" PRIu64
+			" queued: %" PRIu64 " (pending %" PRIu64 ")\n",
+			n->tx_packets - z->tx_packets, n->tx_bytes - z->tx_bytes,
+			n->queued, n->pending);
+		fprintf(f, "  dropped: %" PRIu64 " (horizon %" PRIu64 " flow_limit %" PRIu64
+			" spill %" PRIu64 " no_mbuf %" PRIu64 " tx_drop %" PRIu64
+			" shutdown %" PRIu64 " inbox_full %" PRIu64 " wheel_nomem %" PRIu64
+			" rx_missed %" PRIu64 ")\n",
+			n->dropped - z->dropped, n->drop_horizon - z->drop_horizon,
+			n->drop_flow_limit - z->drop_flow_limit,
+			n->drop_spill - z->drop_spill, n->drop_no_mbuf - z->drop_no_mbuf,
+			n->drop_tx - z->drop_tx, n->drop_shutdown - z->drop_shutdown,
+			n->drop_inbox - z->drop_inbox,
+			n->drop_wheel_nomem - z->drop_wheel_nomem,
+			n->drop_rx_missed - z->drop_rx_missed);
+		fprintf(f, "  late: %" PRIu64 " early: %" PRIu64 " held_for_order: %" PRIu64
+			" offloaded: %" PRIu64 " tx_retry: %" PRIu64 "\n",
+			n->tx_late - z->tx_late, n->tx_early - z->tx_early,
+			n->held_for_order - z->held_for_order,
+			n->tx_offloaded - z->tx_offloaded, n->tx_retry - z->tx_retry);
+		if (dt > 0)
+			fprintf(f, "  RX: %.3f Mbit/s  TX: %.3f Mbit/s (since the last show, %.1f s)\n",
+				(double)(n->rx_bytes - last_rx[p]) * 8 / dt / 1e6,
+				(double)(n->tx_bytes - last_tx[p]) * 8 / dt / 1e6, dt);
+		fprintf(f, "  departure error: p50 %.0f ns  p99 %.0f ns  max %.0f ns (%" PRIu64
+			" packets since start)\n",
+			(double)pcr_hist_quantile(&n->err, 500000) * 1e9 / hz,
+			(double)pcr_hist_quantile(&n->err, 990000) * 1e9 / hz,
+			(double)n->err.max * 1e9 / hz, n->err.count);
+		last_tsc[p] = a->s->tsc;
+		last_rx[p] = n->rx_bytes;
+		last_tx[p] = n->tx_bytes;
+	}
+}
+
+static void
+show_wheel(FILE *f, const void *v)
+{
+	const struct show_port_arg *a = v;
+	uint16_t p;
+	unsigned int l;
+
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		const struct pcr_port_snap *n = &a->s->port[p];
+		struct pcr_wheel_info wi;
+
+		if (a->port >= 0 && a->port != p)
+			continue;
+		pcr_wheel_info_get(pcr_app.ports[p].tx->wheel, &wi);
+		fprintf(f, "  ######## wheel of port %u ########\n", p);
+		fprintf(f, "  granularity %" PRIu64 " ns, horizon %" PRIu64
+			" ns (%s; the wheel's own %" PRIu64 " ns, at most %" PRIu64
+			" ns), %u levels x %u slots, memory %zu bytes\n",
+			wi.granularity_ns, pcr_app.cfg.horizon_ms * 1000000u,
+			wi.horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop",
+			wi.horizon_ns,
+			wi.horizon_max_ns, wi.levels, 1u << wi.slot_bits, wi.memsize);
+		fprintf(f, "  queued %" PRIu64 " (inbox %" PRIu64 "), by level:",
+			n->wheel.queued, n->wheel.inbox);
+		for (l = 0; l < n->wheel.levels; l++)
+			fprintf(f, " L%u %" PRIu64 " (slot %" PRIu64 " ns)", l,
+				n->wheel.level_occupancy[l], wi.level_span_ns[l]);
+		fprintf(f, "\n  enqueued %" PRIu64 " dequeued %" PRIu64 " late %" PRIu64
+			" horizon_cap %" PRIu64 " spill %" PRIu64 " cascaded %" PRIu64
+			" advances %" PRIu64 " dropped %" PRIu64 "\n",
+			n->wheel.enqueued, n->wheel.dequeued, n->wheel.late,
+			n->wheel.horizon_cap, n->wheel.spill, n->wheel.cascaded,
+			n->wheel.advances, n->wheel.dropped);
+	}
+}
+
+static void
+show_class(FILE *f, const void *v)
+{
+	const struct pcr_snapshot *s = v;
+	const struct pcr_config *c = &pcr_app.cfg;
+	unsigned int i;
+
+	fprintf(f, "  %-16s %-12s %-12s %12s %14s  %s\n", "class", "rate",
+		"flow-rate", "tx_packets", "tx_bytes", "match");
+	for (i = 1; i <= c->n_classes; i++) {
+		unsigned int k = i % c->n_classes; /* default last */
+		const struct pcr_class_conf *cl = &c->classes[k];
+		char r[32], fr[32];
+		uint64_t pk = 0, by = 0;
+		uint16_t p;
+
+		if (cl->deleted)
+			continue;
+		for (p = 0; p < pcr_app.n_ports; p++) {
+			pk += s->port[p].cls[k].tx_packets;
+			by += s->port[p].cls[k].tx_bytes;
+		}
+		pcr_rate_format(cl->rate_bps, r, sizeof(r));
+		pcr_rate_format(pcr_app.ports[0].rates->cls_flow[k].bps, fr,
+				sizeof(fr));
+		fprintf(f, "  %-16s %-12s %-12s %12" PRIu64 " %14" PRIu64 "  %s\n",
+			cl->name, r, fr, pk, by,
+			k == 0 ? "(what no other class matches)" : cl->match_str);
+	}
+}
+
+struct show_flows_arg {
+	unsigned int top;
+	enum pcr_flow_order by;
+};
+
+static void
+show_flows(FILE *f, const void *v)
+{
+	const struct show_flows_arg *a = v;
+	struct pcr_flow_view *fv = calloc(a->top ? a->top : 1, sizeof(*fv));
+	unsigned int n, i;
+	uint64_t total;
+
+	if (fv == NULL) {
+		fprintf(f, "error: out of memory\n");
+		return;
+	}
+	n = pcr_ctl_flows_top(fv, a->top, a->by, &total);
+	fprintf(f, "  %" PRIu64 " flows; top %u by %s\n", total, n,
+		a->by == PCR_FLOWS_BY_QUEUED ? "queued bytes" : "rate");
+	fprintf(f, "  %-44s %-12s %4s %10s %12s %12s %14s %14s\n", "flow", "class",
+		"out", "queued", "queued_bytes", "tx_packets", "tx_bytes",
+		"rate_bps");
+	for (i = 0; i < n; i++)
+		fprintf(f, "  %-44s %-12s %4u %10" PRIu64 " %12" PRIu64 " %12" PRIu64
+			" %14" PRIu64 " %14.0f\n",
+			fv[i].key, pcr_app.cfg.classes[fv[i].class_id].name,
+			fv[i].egress, fv[i].queued_packets, fv[i].queued_bytes,
+			fv[i].tx_packets, fv[i].tx_bytes, fv[i].rate_bps);
+	free(fv);
+}
+
+static void
+show_config(FILE *f, const void *v)
+{
+	RTE_SET_USED(v);
+	pcr_options_write(f, &pcr_app.cfg);
+}
+
+static void
+show_clock(FILE *f, const void *v)
+{
+	struct pcr_clock_info ci;
+	uint16_t p;
+
+	RTE_SET_USED(v);
+	pcr_clock_info_get(&ci);
+	fprintf(f, "  TSC %" PRIu64 " Hz in use (%s); measured %.1f Hz, EAL %" PRIu64
+		" Hz, tsc_ppm %+.3f\n  fit: %u samples over %.1f s, rms %.1f ns, %u rejected, %" PRIu64
+		" republished\n",
+		ci.tsc_hz, pcr_app.cfg.tsc_measure ? "measured" : "the EAL's",
+		ci.tsc_hz_fit, ci.tsc_hz_eal, ci.tsc_ppm, ci.samples,
+		(double)ci.span_ns / 1e9, ci.rms_ns, ci.rejected, ci.updates);
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct pcr_clock_nic_info ni;
+
+		if (pcr_clock_nic_info_get(p, &ni) != 0 || !ni.valid) {
+			fprintf(f, "  port %u: no NIC clock; %s\n", p,
+				pcr_app.ports[p].tx_offload ? "send-on-timestamp" :
+							      "pacing in software");
+			continue;
+		}
+		fprintf(f, "  port %u: NIC clock %.1f Hz (%u bits), fit rms %.1f ns over %u samples; %s\n",
+			p, ni.nic_hz, ni.bits, ni.rms_ns, ni.samples,
+			pcr_app.ports[p].tx_offload ? "send-on-timestamp" :
+						      "pacing in software");
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The grammar                                                          */
+
+#define STR(st, fld, s) TOKEN_STRING_INITIALIZER(struct st, fld, s)
+
+/* start / stop / quit / help / show class / show config / show clock */
+struct cmd_word_result {
+	cmdline_fixed_string_t a, b;
+};
+
+static void
+cmd_start_parsed(void *res, struct cmdline *cl, void *data)
+{
+	char err[256];
+
+	RTE_SET_USED(res);
+	RTE_SET_USED(data);
+	report(cl, pcr_ctl_start(err, sizeof(err)), err, "Forwarding started");
+}
+
+static void
+cmd_stop_parsed(void *res, struct cmdline *cl, void *data)
+{
+	char err[256];
+
+	RTE_SET_USED(res);
+	RTE_SET_USED(data);
+	report(cl, pcr_ctl_stop(err, sizeof(err)), err,
+	       "Forwarding stopped: no more RX; what is queued leaves on time");
+}
+
+static void
+cmd_quit_parsed(void *res, struct cmdline *cl, void *data)
+{
+	RTE_SET_USED(res);
+	RTE_SET_USED(data);
+	__atomic_store_n(&pcr_app.quit, true, __ATOMIC_RELEASE);
+	cmdline_quit(cl);
+}
+
+static cmdline_parse_token_string_t cmd_start_a = STR(cmd_word_result, a, "start");
+static cmdline_parse_inst_t cmd_start = {
+	.f = cmd_start_parsed,
+	.help_str = "start: start forwarding (RX polling)",
+	.tokens = { (void *)&cmd_start_a, NULL },
+};
+static cmdline_parse_token_string_t cmd_stop_a = STR(cmd_word_result, a, "stop");
+static cmdline_parse_inst_t cmd_stop = {
+	.f = cmd_stop_parsed,
+	.help_str = "stop: stop forwarding (RX); what is queued still leaves on time",
+	.tokens = { (void *)&cmd_stop_a, NULL },
+};
+static cmdline_parse_token_string_t cmd_quit_a = STR(cmd_word_result, a, "quit");
+static cmdline_parse_inst_t cmd_quit = {
+	.f = cmd_quit_parsed,
+	.help_str = "quit: exit as on SIGTERM (drain what is queued, unless --drain-on-exit no)",
+	.tokens = { (void *)&cmd_quit_a, NULL },
+};
+
+static void cmd_help_parsed(void *res, struct cmdline *cl, void *data);
+static cmdline_parse_token_string_t cmd_help_a = STR(cmd_word_result, a, "help");
+static cmdline_parse_inst_t cmd_help = {
+	.f = cmd_help_parsed,
+	.help_str = "help: this list",
+	.tokens = { (void *)&cmd_help_a, NULL },
+};
+
+static void
+cmd_show_word_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_word_result *r = res;
+	struct pcr_snapshot *s;
+
+	RTE_SET_USED(data);
+	if (strcmp(r->b, "config") == 0) {
+		print_with(cl, show_config, NULL);
+		return;
+	}
+	if (strcmp(r->b, "clock") == 0) {
+		print_with(cl, show_clock, NULL);
+		return;
+	}
+	s = malloc(sizeof(*s));
+	if (s == NULL) {
+		cmdline_printf(cl, "error: out of memory\n");
+		return;
+	}
+	pcr_stats_snapshot(s);
+	print_with(cl, show_class, s);
+	free(s);
+}
+
+static cmdline_parse_token_string_t cmd_show_word_a = STR(cmd_word_result, a, "show");
+static cmdline_parse_token_string_t cmd_show_word_b =
+	STR(cmd_word_result, b, "class#config#clock");
+static cmdline_parse_inst_t cmd_show_word = {
+	.f = cmd_show_word_parsed,
+	.help_str = "show class|config|clock: classes with rates and counters; the configuration as save config writes it; the clocks",
+	.tokens = { (void *)&cmd_show_word_a, (void *)&cmd_show_word_b, NULL },
+};
+
+/* show port stats|xstats X, clear port stats X, show wheel X */
+struct cmd_port_result {
+	cmdline_fixed_string_t a, b, c, port;
+};
+
+static void
+cmd_show_port_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_port_result *r = res;
+	struct show_port_arg a;
+	struct pcr_snapshot *s;
+	int port = port_arg(cl, r->port);
+
+	RTE_SET_USED(data);
+	if (port < -1)
+		return;
+	if (strcmp(r->c, "xstats") == 0) {
+		struct rte_eth_xstat_name *names;
+		struct rte_eth_xstat *vals;
+		int n, i;
+
+		if (port < 0) {
+			cmdline_printf(cl, "error: show port xstats takes one port\n");
+			return;
+		}
+		n = rte_eth_xstats_get_names((uint16_t)port, NULL, 0);
+		if (n < 0) {
+			cmdline_printf(cl, "error: port %d: no xstats: %s\n", port,
+				       strerror(-n));
+			return;
+		}
+		names = calloc((size_t)n + 1, sizeof(*names));
+		vals = calloc((size_t)n + 1, sizeof(*vals));
+		if (names != NULL && vals != NULL &&
+		    rte_eth_xstats_get_names((uint16_t)port, names, (unsigned int)n) == n &&
+		    rte_eth_xstats_get((uint16_t)port, vals, (unsigned int)n) == n) {
+			cmdline_printf(cl, "  ######## NIC extended statistics for port %d ########\n",
+				       port);
+			for (i = 0; i < n; i++)
+				cmdline_printf(cl, "  %s: %" PRIu64 "\n",
+					       names[vals[i].id].name, vals[i].value);
+		} else {
+			cmdline_printf(cl, "error: port %d: cannot read xstats\n", port);
+		}
+		free(names);
+		free(vals);
+		return;
+	}
+	s = malloc(sizeof(*s));
+	if (s == NULL) {
+		cmdline_printf(cl, "error: out of memory\n");
+		return;
+	}
+	pcr_stats_snapshot(s);
+	a.s = s;
+	a.port = port;
+	if (strcmp(r->a, "clear") == 0) {
+		pcr_ctl_clear_stats(port, s);
+		cmdline_printf(cl, "Statistics cleared for %s\n",
+			       port < 0 ? "all ports" : r->port);
+	} else if (strcmp(r->b, "wheel") == 0) {
+		print_with(cl, show_wheel, &a);
+	} else {
+		print_with(cl, show_port_stats, &a);
+	}
+	free(s);
+}
+
+static cmdline_parse_token_string_t cmd_show_port_a = STR(cmd_port_result, a, "show");
+static cmdline_parse_token_string_t cmd_show_port_b = STR(cmd_port_result, b, "port");
+static cmdline_parse_token_string_t cmd_show_port_c = STR(cmd_port_result, c, "stats#xstats");
+static cmdline_parse_token_string_t cmd_show_port_d = STR(cmd_port_result, port, NULL);
+static cmdline_parse_inst_t cmd_show_port = {
+	.f = cmd_show_port_parsed,
+	.help_str = "show port stats N|all, show port xstats N: pacer's counters (since clear port stats); the PMD's extended statistics",
+	.tokens = { (void *)&cmd_show_port_a, (void *)&cmd_show_port_b,
+		    (void *)&cmd_show_port_c, (void *)&cmd_show_port_d, NULL },
+};
+static cmdline_parse_token_string_t cmd_clear_port_a = STR(cmd_port_result, a, "clear");
+static cmdline_parse_token_string_t cmd_clear_port_b = STR(cmd_port_result, b, "port");
+static cmdline_parse_token_string_t cmd_clear_port_c = STR(cmd_port_result, c, "stats");
+static cmdline_parse_token_string_t cmd_clear_port_d = STR(cmd_port_result, port, NULL);
+static cmdline_parse_inst_t cmd_clear_port = {
+	.f = cmd_show_port_parsed,
+	.help_str = "clear port stats N|all: count show port stats from now (telemetry and --stats-json are not affected)",
+	.tokens = { (void *)&cmd_clear_port_a, (void *)&cmd_clear_port_b,
+		    (void *)&cmd_clear_port_c, (void *)&cmd_clear_port_d, NULL },
+};
+
+struct cmd_wheel_result {
+	cmdline_fixed_string_t a, b, port;
+};
+
+static void
+cmd_show_wheel_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_wheel_result *r = res;
+	struct cmd_port_result pr;
+
+	memset(&pr, 0, sizeof(pr));
+	snprintf(pr.a, sizeof(pr.a), "show");
+	snprintf(pr.b, sizeof(pr.b), "wheel");
+	snprintf(pr.port, sizeof(pr.port), "%s", r->port);
+	cmd_show_port_parsed(&pr, cl, data);
+}
+
+static cmdline_parse_token_string_t cmd_show_wheel_a = STR(cmd_wheel_result, a, "show");
+static cmdline_parse_token_string_t cmd_show_wheel_b = STR(cmd_wheel_result, b, "wheel");
+static cmdline_parse_token_string_t cmd_show_wheel_c = STR(cmd_wheel_result, port, NULL);
+static cmdline_parse_inst_t cmd_show_wheel = {
+	.f = cmd_show_wheel_parsed,
+	.help_str = "show wheel N|all: occupancy by level, horizon, granularity, counters",
+	.tokens = { (void *)&cmd_show_wheel_a, (void *)&cmd_show_wheel_b,
+		    (void *)&cmd_show_wheel_c, NULL },
+};
+
+/* show flows [top N [by queued|rate]] */
+struct cmd_flows_result {
+	cmdline_fixed_string_t a, b, top, n, by, order;
+};
+
+static void
+cmd_show_flows_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_flows_result *r = res;
+	struct show_flows_arg a = { .top = 10, .by = PCR_FLOWS_BY_QUEUED };
+	uint64_t v;
+	char e[200];
+
+	if (data != NULL) { /* with "top N" */
+		if (pcr_u64_parse(r->n, 1, 100000, &v, e, sizeof(e)) != 0) {
+			cmdline_printf(cl, "error: top %s: %s\n", r->n, e);
+			return;
+		}
+		a.top = (unsigned int)v;
+		if (strcmp(r->order, "rate") == 0)
+			a.by = PCR_FLOWS_BY_RATE;
+	}
+	print_with(cl, show_flows, &a);
+}
+
+static cmdline_parse_token_string_t cmd_flows_a = STR(cmd_flows_result, a, "show");
+static cmdline_parse_token_string_t cmd_flows_b = STR(cmd_flows_result, b, "flows");
+static cmdline_parse_token_string_t cmd_flows_top = STR(cmd_flows_result, top, "top");
+static cmdline_parse_token_string_t cmd_flows_n = STR(cmd_flows_result, n, NULL);
+static cmdline_parse_token_string_t cmd_flows_by = STR(cmd_flows_result, by, "by");
+static cmdline_parse_token_string_t cmd_flows_order = STR(cmd_flows_result, order, "queued#rate");
+static cmdline_parse_inst_t cmd_show_flows = {
+	.f = cmd_show_flows_parsed,
+	.help_str = "show flows: the 10 flows with the most bytes queued",
+	.tokens = { (void *)&cmd_flows_a, (void *)&cmd_flows_b, NULL },
+};
+static cmdline_parse_inst_t cmd_show_flows_top = {
+	.f = cmd_show_flows_parsed,
+	.data = (void *)1,
+	.help_str = "show flows top N [by queued|rate]: the N flows with the most bytes queued (or the highest rate)",
+	.tokens = { (void *)&cmd_flows_a, (void *)&cmd_flows_b,
+		    (void *)&cmd_flows_top, (void *)&cmd_flows_n, NULL },
+};
+static cmdline_parse_inst_t cmd_show_flows_top_by = {
+	.f = cmd_show_flows_parsed,
+	.data = (void *)1,
+	.help_str = "show flows top N by queued|rate",
+	.tokens = { (void *)&cmd_flows_a, (void *)&cmd_flows_b,
+		    (void *)&cmd_flows_top, (void *)&cmd_flows_n,
+		    (void *)&cmd_flows_by, (void *)&cmd_flows_order, NULL },
+};
+
+/* set port N rate R */
+struct cmd_set4_result {
+	cmdline_fixed_string_t a, b, x, c, v;
+};
+
+static void
+cmd_set_port_rate_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_set4_result *r = res;
+	char err[256];
+
+	RTE_SET_USED(data);
+	report(cl, pcr_ctl_set_port_rate(r->x, r->v, err, sizeof(err)), err,
+	       NULL);
+}
+
+static cmdline_parse_token_string_t cmd_spr_a = STR(cmd_set4_result, a, "set");
+static cmdline_parse_token_string_t cmd_spr_b = STR(cmd_set4_result, b, "port");
+static cmdline_parse_token_string_t cmd_spr_x = STR(cmd_set4_result, x, NULL);
+static cmdline_parse_token_string_t cmd_spr_c = STR(cmd_set4_result, c, "rate");
+static cmdline_parse_token_string_t cmd_spr_v = STR(cmd_set4_result, v, NULL);
+static cmdline_parse_inst_t cmd_set_port_rate = {
+	.f = cmd_set_port_rate_parsed,
+	.help_str = "set port N rate RATE: the port's aggregate as an egress (tc units, unlimited)",
+	.tokens = { (void *)&cmd_spr_a, (void *)&cmd_spr_b, (void *)&cmd_spr_x,
+		    (void *)&cmd_spr_c, (void *)&cmd_spr_v, NULL },
+};
+
+/* set class NAME rate|flow-rate R */
+static void
+cmd_set_class_rate_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_set4_result *r = res;
+	char err[256];
+
+	RTE_SET_USED(data);
+	report(cl, pcr_ctl_set_class_rate(r->x, strcmp(r->c, "flow-rate") == 0,
+					  r->v, err, sizeof(err)),
+	       err, NULL);
+}
+
+static cmdline_parse_token_string_t cmd_scr_a = STR(cmd_set4_result, a, "set");
+static cmdline_parse_token_string_t cmd_scr_b = STR(cmd_set4_result, b, "class");
+static cmdline_parse_token_string_t cmd_scr_x = STR(cmd_set4_result, x, NULL);
+static cmdline_parse_token_string_t cmd_scr_c = STR(cmd_set4_result, c, "rate#flow-rate");
+static cmdline_parse_token_string_t cmd_scr_v = STR(cmd_set4_result, v, NULL);
+static cmdline_parse_inst_t cmd_set_class_rate = {
+	.f = cmd_set_class_rate_parsed,
+	.help_str = "set class NAME rate|flow-rate RATE: the class's aggregate, or its per-flow rate",
+	.tokens = { (void *)&cmd_scr_a, (void *)&cmd_scr_b, (void *)&cmd_scr_x,
+		    (void *)&cmd_scr_c, (void *)&cmd_scr_v, NULL },
+};
+
+/* set horizon MS policy drop|cap */
+static void
+cmd_set_horizon_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_set4_result *r = res;
+	char err[256];
+
+	RTE_SET_USED(data);
+	report(cl, pcr_ctl_set_horizon(r->x, r->v, err, sizeof(err)), err, NULL);
+}
+
+static cmdline_parse_token_string_t cmd_sh_a = STR(cmd_set4_result, a, "set");
+static cmdline_parse_token_string_t cmd_sh_b = STR(cmd_set4_result, b, "horizon");
+static cmdline_parse_token_string_t cmd_sh_x = STR(cmd_set4_result, x, NULL);
+static cmdline_parse_token_string_t cmd_sh_c = STR(cmd_set4_result, c, "policy");
+static cmdline_parse_token_string_t cmd_sh_v = STR(cmd_set4_result, v, "drop#cap");
+static cmdline_parse_inst_t cmd_set_horizon = {
+	.f = cmd_set_horizon_parsed,
+	.help_str = "set horizon MS policy drop|cap: the furthest departure accepted, and what happens beyond it",
+	.tokens = { (void *)&cmd_sh_a, (void *)&cmd_sh_b, (void *)&cmd_sh_x,
+		    (void *)&cmd_sh_c, (void *)&cmd_sh_v, NULL },
+};
+
+/* set flow-limit N, del class NAME, save config FILE, sleep MS */
+struct cmd_set2_result {
+	cmdline_fixed_string_t a, b, v;
+};
+
+static void
+cmd_two_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_set2_result *r = res;
+	char err[256];
+	int rc;
+
+	RTE_SET_USED(data);
+	if (strcmp(r->a, "del") == 0) {
+		rc = pcr_ctl_del_class(r->v, err, sizeof(err));
+	} else if (strcmp(r->a, "save") == 0) {
+		rc = pcr_ctl_save_config(r->v, err, sizeof(err));
+	} else {
+		rc = pcr_ctl_set_flow_limit(r->v, err, sizeof(err));
+	}
+	report(cl, rc, err, NULL);
+}
+
+static cmdline_parse_token_string_t cmd_sfl_a = STR(cmd_set2_result, a, "set");
+static cmdline_parse_token_string_t cmd_sfl_b = STR(cmd_set2_result, b, "flow-limit");
+static cmdline_parse_token_string_t cmd_sfl_v = STR(cmd_set2_result, v, NULL);
+static cmdline_parse_inst_t cmd_set_flow_limit = {
+	.f = cmd_two_parsed,
+	.help_str = "set flow-limit PKTS: most packets one flow may have queued, 0 = none",
+	.tokens = { (void *)&cmd_sfl_a, (void *)&cmd_sfl_b, (void *)&cmd_sfl_v, NULL },
+};
+static cmdline_parse_token_string_t cmd_del_a = STR(cmd_set2_result, a, "del");
+static cmdline_parse_token_string_t cmd_del_b = STR(cmd_set2_result, b, "class");
+static cmdline_parse_token_string_t cmd_del_v = STR(cmd_set2_result, v, NULL);
+static cmdline_parse_inst_t cmd_del_class = {
+	.f = cmd_two_parsed,
+	.help_str = "del class NAME: its flows go to the class that matches them next (or default)",
+	.tokens = { (void *)&cmd_del_a, (void *)&cmd_del_b, (void *)&cmd_del_v, NULL },
+};
+static cmdline_parse_token_string_t cmd_save_a = STR(cmd_set2_result, a, "save");
+static cmdline_parse_token_string_t cmd_save_b = STR(cmd_set2_result, b, "config");
+static cmdline_parse_token_string_t cmd_save_v = STR(cmd_set2_result, v, NULL);
+static cmdline_parse_inst_t cmd_save_config = {
+	.f = cmd_two_parsed,
+	.help_str = "save config FILE: write the running configuration as an INI file --config reads",
+	.tokens = { (void *)&cmd_save_a, (void *)&cmd_save_b, (void *)&cmd_save_v, NULL },
+};
+
+struct cmd_sleep_result {
+	cmdline_fixed_string_t a, v;
+};
+
+static void
+cmd_sleep_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_sleep_result *r = res;
+	uint64_t ms;
+	char e[200];
+
+	RTE_SET_USED(data);
+	if (pcr_u64_parse(r->v, 0, 3600000, &ms, e, sizeof(e)) != 0) {
+		cmdline_printf(cl, "error: sleep %s: %s\n", r->v, e);
+		return;
+	}
+	/* the control loop keeps running; only the next command waits */
+	resume_tsc = rte_rdtsc() + ms * (pcr_clock_tsc_hz() / 1000);
+}
+
+static cmdline_parse_token_string_t cmd_sleep_a = STR(cmd_sleep_result, a, "sleep");
+static cmdline_parse_token_string_t cmd_sleep_v = STR(cmd_sleep_result, v, NULL);
+static cmdline_parse_inst_t cmd_sleep = {
+	.f = cmd_sleep_parsed,
+	.help_str = "sleep MS: run the next command MS later (scripts); pacing goes on",
+	.tokens = { (void *)&cmd_sleep_a, (void *)&cmd_sleep_v, NULL },
+};
+
+/* add class NAME match RULE... [rate RATE] [flow-rate RATE] */
+struct cmd_add_result {
+	cmdline_fixed_string_t a, b, name, spec;
+};
+
+static void
+cmd_add_class_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_add_result *r = res;
+	char err[256];
+
+	RTE_SET_USED(data);
+	report(cl, pcr_ctl_add_class(r->name, r->spec, err, sizeof(err)), err,
+	       NULL);
+}
+
+static cmdline_parse_token_string_t cmd_add_a = STR(cmd_add_result, a, "add");
+static cmdline_parse_token_string_t cmd_add_b = STR(cmd_add_result, b, "class");
+static cmdline_parse_token_string_t cmd_add_name = STR(cmd_add_result, name, NULL);
+static cmdline_parse_token_string_t cmd_add_spec = STR(cmd_add_result, spec, TOKEN_STRING_MULTI);
+static cmdline_parse_inst_t cmd_add_class = {
+	.f = cmd_add_class_parsed,
+	.help_str = "add class NAME match RULE [rate RATE] [flow-rate RATE]: a class after the others (RULE as in the config file)",
+	.tokens = { (void *)&cmd_add_a, (void *)&cmd_add_b, (void *)&cmd_add_name,
+		    (void *)&cmd_add_spec, NULL },
+};
+
+static cmdline_parse_ctx_t main_ctx[] = {
+	(cmdline_parse_inst_t *)&cmd_start,
+	(cmdline_parse_inst_t *)&cmd_stop,
+	(cmdline_parse_inst_t *)&cmd_show_port,
+	(cmdline_parse_inst_t *)&cmd_clear_port,
+	(cmdline_parse_inst_t *)&cmd_show_wheel,
+	(cmdline_parse_inst_t *)&cmd_show_word,
+	(cmdline_parse_inst_t *)&cmd_show_flows,
+	(cmdline_parse_inst_t *)&cmd_show_flows_top,
+	(cmdline_parse_inst_t *)&cmd_show_flows_top_by,
+	(cmdline_parse_inst_t *)&cmd_set_port_rate,
+	(cmdline_parse_inst_t *)&cmd_set_class_rate,
+	(cmdline_parse_inst_t *)&cmd_add_class,
+	(cmdline_parse_inst_t *)&cmd_del_class,
+	(cmdline_parse_inst_t *)&cmd_set_horizon,
+	(cmdline_parse_inst_t *)&cmd_set_flow_limit,
+	(cmdline_parse_inst_t *)&cmd_save_config,
+	(cmdline_parse_inst_t *)&cmd_sleep,
+	(cmdline_parse_inst_t *)&cmd_help,
+	(cmdline_parse_inst_t *)&cmd_quit,
+	NULL,
+};
+
+static void
+cmd_help_parsed(void *res, struct cmdline *cl, void *data)
+{
+	unsigned int i;
+
+	RTE_SET_USED(res);
+	RTE_SET_USED(data);
+	cmdline_printf(cl, "Commands (tab completes; RATE in tc units, e.g. 10mbit, 2.5gbit, unlimited):\n");
+	for (i = 0; main_ctx[i] != NULL; i++)
+		cmdline_printf(cl, "  %s\n", main_ctx[i]->help_str);
+}
+
+/* ------------------------------------------------------------------ */
+/* Feeding the command lines                                           */
+
+int
+pcr_cli_init(const struct pcr_config *c)
+{
+	if (c->cmdline_file[0] != '\0') {
+		script = fopen(c->cmdline_file, "r");
+		if (script == NULL) {
+			fprintf(stderr, "pacer: --cmdline-file %s: %s\n",
+				c->cmdline_file, strerror(errno));
+			return -1;
+		}
+		/* no prompt of its own: script_step() echoes each line */
+		cl_script = cmdline_new(main_ctx, "", -1, STDOUT_FILENO);
+		if (cl_script == NULL)
+			return -1;
+	}
+	interactive = c->interactive;
+	return 0;
+}
+
+/* One line of the script, echoed; false at its end. */
+static bool
+script_step(void)
+{
+	char line[1024], cmd[1026], *p, *e;
+	int rc;
+
+	if (fgets(line, sizeof(line), script) == NULL) {
+		fclose(script);
+		script = NULL;
+		cmdline_free(cl_script);
+		cl_script = NULL;
+		return false;
+	}
+	script_line++;
+	p = line;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	e = p + strlen(p);
+	while (e > p && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' ||
+			 e[-1] == '\t'))
+		*--e = '\0';
+	if (*p == '\0' || *p == '#')
+		return true;
+	printf(PROMPT "%s\n", p);
+	fflush(stdout);
+	snprintf(cmd, sizeof(cmd), "%s\n", p); /* cmdline_parse() wants a line */
+	rc = cmdline_parse(cl_script, cmd);
+	if (rc == CMDLINE_PARSE_AMBIGUOUS)
+		printf("error: line %u: ambiguous command: %s\n", script_line, p);
+	else if (rc == CMDLINE_PARSE_NOMATCH)
+		printf("error: line %u: command not found: %s (help lists them)\n",
+		       script_line, p);
+	else if (rc == CMDLINE_PARSE_BAD_ARGS)
+		printf("error: line %u: bad arguments: %s (help lists them)\n",
+		       script_line, p);
+	fflush(stdout);
+	return true;
+}
+
+bool
+pcr_cli_poll(void)
+{
+	if (resume_tsc != 0) {
+		if (rte_rdtsc() < resume_tsc)
+			return script != NULL;
+		resume_tsc = 0;
+	}
+	if (script != NULL) {
+		/* a script runs first, and a line at a time */
+		while (script != NULL && resume_tsc == 0 &&
+		       !__atomic_load_n(&pcr_app.quit, __ATOMIC_ACQUIRE))
+			script_step();
+		if (script != NULL)
+			return true;
+	}
+	if (interactive && cl_stdin == NULL &&
+	    !__atomic_load_n(&pcr_app.quit, __ATOMIC_ACQUIRE)) {
+		/* the prompt comes once the script is done */
+		cl_stdin = cmdline_stdin_new(main_ctx, PROMPT);
+		if (cl_stdin == NULL) {
+			fprintf(stderr, "pacer: cannot read commands from stdin\n");
+			interactive = false;
+		}
+	}
+	if (cl_stdin != NULL) {
+		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+		char buf[256];
+		ssize_t n;
+
+		while (resume_tsc == 0 && poll(&pfd, 1, 0) > 0) {
+			n = read(STDIN_FILENO, buf, sizeof(buf));
+			if (n <= 0) {
+				/* end of input: as quit */
+				cmdline_printf(cl_stdin, "\n");
+				__atomic_store_n(&pcr_app.quit, true, __ATOMIC_RELEASE);
+				break;
+			}
+			/* ctrl-d on an empty line: as quit */
+			if (cmdline_in(cl_stdin, buf, (int)n) < 0) {
+				cmdline_printf(cl_stdin, "\n");
+				__atomic_store_n(&pcr_app.quit, true, __ATOMIC_RELEASE);
+			}
+			if (__atomic_load_n(&pcr_app.quit, __ATOMIC_ACQUIRE))
+				break;
+		}
+	}
+	return false;
+}
+
+void
+pcr_cli_fini(void)
+{
+	if (script != NULL) {
+		fclose(script);
+		script = NULL;
+	}
+	if (cl_script != NULL) {
+		cmdline_free(cl_script);
+		cl_script = NULL;
+	}
+	if (cl_stdin != NULL) {
+		cmdline_stdin_exit(cl_stdin); /* restores the terminal, frees */
+		cl_stdin = NULL;
+	}
+}

@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+/*
+ * The control layer: changes made on the control lcore while the workers
+ * run. State the fast path reads is never edited in place: a new copy is
+ * built, published with one pointer store, and the old one freed once
+ * every worker has reported a quiescent state (rte_rcu_qsbr; the workers
+ * report once per loop iteration, between bursts).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_hash.h>
+#include <rte_malloc.h>
+#include <rte_pause.h>
+#include <rte_rcu_qsbr.h>
+
+#include "control.h"
+#include "pacer.h"
+
+RTE_LOG_REGISTER(pcr_logtype_ctl, pacer.ctl, NOTICE);
+
+int
+pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r)
+{
+	const struct pcr_config *c = &a->cfg;
+	uint64_t burst = c->burst + c->wire_overhead;
+	uint64_t agg = c->port_rate_set[p] ? c->port_rate_bps[p] : c->rate_bps;
+	uint64_t hz = pcr_clock_tsc_hz();
+	unsigned int i;
+
+	memset(r, 0, sizeof(*r));
+	r->tsc_hz = hz;
+	if (pcr_rate_init(&r->agg, agg, burst, hz) != 0)
+		return -ERANGE;
+	for (i = 0; i < c->n_classes; i++) {
+		const struct pcr_class_conf *cl = &c->classes[i];
+		uint64_t fr = cl->flow_rate_set ? cl->flow_rate_bps :
+						  c->flow_rate_bps;
+
+		if (pcr_rate_init(&r->cls[i], cl->rate_bps, burst, hz) != 0 ||
+		    pcr_rate_init(&r->cls_flow[i], fr, burst, hz) != 0)
+			return -ERANGE;
+	}
+	return 0;
+}
+
+int
+pcr_rates_publish(struct pcr_app *a)
+{
+	struct pcr_rates *nw[PCR_MAX_PORTS], *old[PCR_MAX_PORTS];
+	uint16_t p;
+	int rc = 0;
+
+	for (p = 0; p < a->n_ports; p++) {
+		nw[p] = rte_zmalloc("pcr_rates", sizeof(*nw[p]),
+				    RTE_CACHE_LINE_SIZE);
+		if (nw[p] == NULL)
+			rc = -ENOMEM;
+		else if (rc == 0)
+			rc = pcr_rates_build(a, p, nw[p]);
+	}
+	if (rc != 0) {
+		for (p = 0; p < a->n_ports; p++)
+			rte_free(nw[p]);
+		return rc;
+	}
+	for (p = 0; p < a->n_ports; p++)
+		old[p] = __atomic_exchange_n(&a->ports[p].rates, nw[p],
+					     __ATOMIC_ACQ_REL);
+	/* every worker has let go of the old sets once it reports in */
+	if (a->qsbr != NULL)
+		rte_rcu_qsbr_synchronize(a->qsbr, RTE_QSBR_THRID_INVALID);
+	for (p = 0; p < a->n_ports; p++)
+		rte_free(old[p]);
+	a->rates_published++;
+	PCR_CTL_LOG(DEBUG, "rates published (#%" PRIu64 ", TSC %" PRIu64 " Hz)",
+		    a->rates_published, nw[0]->tsc_hz);
+	return 0;
+}
+
+uint64_t
+pcr_wheel_horizon_ns(uint64_t horizon_ns, enum pcr_wheel_horizon_policy policy)
+{
+	return policy == PCR_WHEEL_HORIZON_DROP ?
+		       horizon_ns + PCR_HORIZON_MARGIN_NS : horizon_ns;
+}
+
+uint64_t
+pcr_rx_horizon_tsc(const struct pcr_txport *tp, uint64_t horizon_ns,
+		   enum pcr_wheel_horizon_policy policy)
+{
+	uint64_t h = pcr_clock_ns_to_cycles(horizon_ns);
+
+	if (policy != PCR_WHEEL_HORIZON_DROP)
+		return 0;
+	/* the wheel's own limit is PCR_HORIZON_MARGIN_NS further: what the
+	 * timestamper lets through, the wheel takes, even when its consumer
+	 * runs behind */
+	RTE_SET_USED(tp);
+	return h;
+}
+
+void
+pcr_rates_free(struct pcr_app *a)
+{
+	uint16_t p;
+
+	for (p = 0; p < a->n_ports; p++) {
+		rte_free(a->ports[p].rates);
+		a->ports[p].rates = NULL;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The lock                                                            */
+
+static pthread_mutex_t ctl_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void
+pcr_ctl_lock(void)
+{
+	pthread_mutex_lock(&ctl_mutex);
+}
+
+void
+pcr_ctl_unlock(void)
+{
+	pthread_mutex_unlock(&ctl_mutex);
+}
+
+/* ------------------------------------------------------------------ */
+/* Classes                                                             */
+
+int
+pcr_classtab_publish(struct pcr_app *a)
+{
+	struct pcr_classtab *ct, *old;
+	unsigned int i;
+
+	ct = rte_zmalloc("pcr_classtab", sizeof(*ct), RTE_CACHE_LINE_SIZE);
+	if (ct == NULL)
+		return -ENOMEM;
+	old = a->classtab;
+	ct->gen = old != NULL ? (uint16_t)(old->gen + 1) : 0;
+	ct->n = a->cfg.n_classes;
+	for (i = 0; i < ct->n; i++) {
+		ct->live[i] = !a->cfg.classes[i].deleted;
+		ct->match[i] = a->cfg.classes[i].match;
+	}
+	__atomic_store_n(&a->classtab, ct, __ATOMIC_RELEASE);
+	if (old != NULL) {
+		if (a->qsbr != NULL)
+			rte_rcu_qsbr_synchronize(a->qsbr, RTE_QSBR_THRID_INVALID);
+		rte_free(old);
+	}
+	return 0;
+}
+
+void
+pcr_classtab_free(struct pcr_app *a)
+{
+	rte_free(a->classtab);
+	a->classtab = NULL;
+}
+
+static int
+class_find(const struct pcr_config *c, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n_classes; i++)
+		if (!c->classes[i].deleted && strcmp(c->classes[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Commands                                                            */
+
+#define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
+
+int
+pcr_ctl_start(char *err, size_t errlen)
+{
+	if (__atomic_load_n(&pcr_app.forwarding, __ATOMIC_ACQUIRE))
+		return ERR("forwarding is already started");
+	pcr_app.fwd_touched = true;
+	__atomic_store_n(&pcr_app.forwarding, true, __ATOMIC_RELEASE);
+	PCR_CTL_LOG(INFO, "forwarding started");
+	return 0;
+}
+
+int
+pcr_ctl_stop(char *err, size_t errlen)
+{
+	if (!__atomic_load_n(&pcr_app.forwarding, __ATOMIC_ACQUIRE))
+		return ERR("forwarding is not started");
+	pcr_app.fwd_touched = true;
+	__atomic_store_n(&pcr_app.forwarding, false, __ATOMIC_RELEASE);
+	PCR_CTL_LOG(INFO, "forwarding stopped");
+	return 0;
+}
+
+/* A rate value for a command; 0 or -EINVAL with why. */
+static int
+rate_arg(const char *s, uint64_t *bps, char *err, size_t errlen)
+{
+	char e[200];
+
+	if (pcr_rate_parse(s, bps, e, sizeof(e)) != 0)
+		return ERR("%s", e);
+	return 0;
+}
+
+/* Publish the rates after a configuration change, or undo it. */
+static int
+rates_commit(struct pcr_config *saved, char *err, size_t errlen)
+{
+	int rc = pcr_rates_publish(&pcr_app);
+
+	if (rc != 0) {
+		pcr_app.cfg = *saved;
+		return ERR("rates not changed: %s", strerror(-rc));
+	}
+	return 0;
+}
+
+int
+pcr_ctl_set_port_rate(const char *port, const char *rate, char *err,
+		      size_t errlen)
+{
+	static struct pcr_config saved;
+	uint64_t bps, p;
+	char e[200];
+
+	if (pcr_u64_parse(port, 0, pcr_app.n_ports - 1, &p, e, sizeof(e)) != 0)
+		return ERR("port %s: %s (ports 0..%u)", port, e,
+			   pcr_app.n_ports - 1);
+	if (rate_arg(rate, &bps, err, errlen) != 0)
+		return -EINVAL;
+	saved = pcr_app.cfg;
+	pcr_app.cfg.port_rate_set[p] = true;
+	pcr_app.cfg.port_rate_bps[p] = bps;
+	if ((int)p > pcr_app.cfg.max_port_named)
+		pcr_app.cfg.max_port_named = (int)p;
+	if (rates_commit(&saved, err, errlen) != 0)
+		return -EINVAL;
+	PCR_CTL_LOG(INFO, "port %" PRIu64 " rate %" PRIu64 " bit/s", p, bps);
+	return 0;
+}
+
+int
+pcr_ctl_set_class_rate(const char *name, bool flow, const char *rate,
+		       char *err, size_t errlen)
+{
+	static struct pcr_config saved;
+	int id = class_find(&pcr_app.cfg, name);
+	uint64_t bps;
+
+	if (id < 0)
+		return ERR("no class '%s' (show class lists them)", name);
+	if (rate_arg(rate, &bps, err, errlen) != 0)
+		return -EINVAL;
+	saved = pcr_app.cfg;
+	if (flow) {
+		pcr_app.cfg.classes[id].flow_rate_bps = bps;
+		pcr_app.cfg.classes[id].flow_rate_set = true;
+	} else {
+		pcr_app.cfg.classes[id].rate_bps = bps;
+	}
+	if (rates_commit(&saved, err, errlen) != 0)
+		return -EINVAL;
+	PCR_CTL_LOG(INFO, "class %s %s %" PRIu64 " bit/s", name,
+		    flow ? "flow-rate" : "rate", bps);
+	return 0;
+}
+
+/*
+ * "NAME" and "match RULE... [rate RATE] [flow-rate RATE]": the rule is
+ * everything between match and the first rate / flow-rate word.
+ */
+int
+pcr_ctl_add_class(const char *name, const char *spec, char *err,
+		  size_t errlen)
+{
+	static struct pcr_config saved;
+	struct pcr_config *c = &pcr_app.cfg;
+	struct pcr_class_conf cl;
+	char buf[512], rule[256] = "", e[200];
+	char *tok, *save = NULL;
+	uint64_t now, bps;
+	unsigned int id;
+	uint16_t p;
+	int rc, state = 0; /* 0: want "match", 1: in the rule */
+
+	memset(&cl, 0, sizeof(cl));
+	if (name[0] == '\0' || strlen(name) >= PCR_CLASS_NAMELEN ||
+	    strpbrk(name, " \t\"[]") != NULL)
+		return ERR("class name '%s': 1..%d characters, no spaces or brackets",
+			   name, PCR_CLASS_NAMELEN - 1);
+	if (strcmp(name, "default") == 0 || class_find(c, name) >= 0)
+		return ERR("class '%s' exists already", name);
+	if (c->n_classes >= PCR_MAX_CLASSES)
+		return ERR("no class index left (%d used since start, deleted ones included)",
+			   PCR_MAX_CLASSES);
+	if (strlen(spec) >= sizeof(buf))
+		return ERR("command too long");
+	snprintf(buf, sizeof(buf), "%s", spec);
+	snprintf(cl.name, sizeof(cl.name), "%s", name);
+	for (tok = strtok_r(buf, " \t", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (state == 0) {
+			if (strcmp(tok, "match") != 0)
+				return ERR("'%s': add class NAME match RULE [rate RATE] [flow-rate RATE]",
+					   tok);
+			state = 1;
+		} else if (strcmp(tok, "rate") == 0 ||
+			   strcmp(tok, "flow-rate") == 0) {
+			const char *v = strtok_r(NULL, " \t", &save);
+
+			if (v == NULL)
+				return ERR("%s needs a value", tok);
+			if (rate_arg(v, &bps, err, errlen) != 0)
+				return -EINVAL;
+			if (tok[0] == 'r') {
+				cl.rate_bps = bps;
+			} else {
+				cl.flow_rate_bps = bps;
+				cl.flow_rate_set = true;
+			}
+			state = 2;
+		} else if (state == 1) {
+			if (strlen(rule) + strlen(tok) + 2 > sizeof(rule))
+				return ERR("match rule too long");
+			if (rule[0] != '\0')
+				strcat(rule, " ");
+			strcat(rule, tok);
+		} else {
+			return ERR("'%s' after the rates", tok);
+		}
+	}
+	if (rule[0] == '\0')
+		return ERR("no match rule (add class NAME match RULE [rate RATE] [flow-rate RATE])");
+	if (pcr_match_parse(rule, &cl.match, e, sizeof(e)) != 0)
+		return ERR("match %s: %s", rule, e);
+	snprintf(cl.match_str, sizeof(cl.match_str), "%s", rule);
+
+	saved = *c;
+	id = c->n_classes;
+	c->classes[id] = cl;
+	c->n_classes++;
+	/* a fresh index: its shared policies start full, now */
+	now = pcr_fine(rte_rdtsc(), pcr_app.epoch_tsc);
+	for (p = 0; p < pcr_app.n_ports; p++)
+		pcr_policy_init(&pcr_app.ports[p].cls[id].pol, now);
+	/* rates first, so the class has them when flows first match it */
+	rc = rates_commit(&saved, err, errlen);
+	if (rc != 0)
+		return rc;
+	rc = pcr_classtab_publish(&pcr_app);
+	if (rc != 0) {
+		*c = saved;
+		pcr_rates_publish(&pcr_app);
+		return ERR("class table not changed: %s", strerror(-rc));
+	}
+	PCR_CTL_LOG(INFO, "class %s added (index %u): match %s", name, id, rule);
+	return 0;
+}
+
+int
+pcr_ctl_del_class(const char *name, char *err, size_t errlen)
+{
+	struct pcr_config *c = &pcr_app.cfg;
+	int id = class_find(c, name), rc;
+
+	if (strcmp(name, "default") == 0)
+		return ERR("the default class cannot be deleted");
+	if (id < 0)
+		return ERR("no class '%s' (show class lists them)", name);
+	c->classes[id].deleted = true;
+	rc = pcr_classtab_publish(&pcr_app);
+	if (rc != 0) {
+		c->classes[id].deleted = false;
+		return ERR("class table not changed: %s", strerror(-rc));
+	}
+	PCR_CTL_LOG(INFO, "class %s deleted", name);
+	return 0;
+}
+
+int
+pcr_ctl_set_horizon(const char *ms, const char *policy, char *err,
+		    size_t errlen)
+{
+	enum pcr_wheel_horizon_policy pol;
+	uint64_t v, deadline;
+	char e[200];
+	uint16_t p;
+
+	if (pcr_u64_parse(ms, 1, 60000, &v, e, sizeof(e)) != 0)
+		return ERR("horizon %s: %s", ms, e);
+	if (strcmp(policy, "drop") == 0)
+		pol = PCR_WHEEL_HORIZON_DROP;
+	else if (strcmp(policy, "cap") == 0)
+		pol = PCR_WHEEL_HORIZON_CAP;
+	else
+		return ERR("policy '%s' is not drop or cap", policy);
+	/* the wheels' consumers (TX lcores) apply it, between bursts */
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct pcr_txport *tp = pcr_app.ports[p].tx;
+
+		tp->horizon_ns = pcr_wheel_horizon_ns(v * 1000000u, pol);
+		tp->horizon_policy = pol;
+		__atomic_add_fetch(&tp->horizon_req, 1, __ATOMIC_RELEASE);
+	}
+	deadline = rte_rdtsc() + pcr_clock_tsc_hz();
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct pcr_txport *tp = pcr_app.ports[p].tx;
+
+		while (__atomic_load_n(&tp->horizon_done, __ATOMIC_ACQUIRE) !=
+		       __atomic_load_n(&tp->horizon_req, __ATOMIC_RELAXED)) {
+			if (rte_rdtsc() > deadline)
+				return ERR("port %u: its TX lcore did not answer in 1 s", p);
+			rte_pause();
+		}
+		if (tp->horizon_rc != 0)
+			return ERR("port %u: horizon %" PRIu64 " ms does not fit its wheel (see docs/design.md, Horizon)",
+				   p, v);
+	}
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct pcr_txport *tp = pcr_app.ports[p].tx;
+
+		__atomic_store_n(&tp->rx_horizon_tsc,
+				 pcr_rx_horizon_tsc(tp, v * 1000000u, pol),
+				 __ATOMIC_RELAXED);
+	}
+	pcr_app.cfg.horizon_ms = v;
+	pcr_app.cfg.horizon_policy = pol;
+	PCR_CTL_LOG(INFO, "horizon %" PRIu64 " ms, policy %s", v, policy);
+	return 0;
+}
+
+int
+pcr_ctl_set_flow_limit(const char *pkts, char *err, size_t errlen)
+{
+	uint64_t v;
+	char e[200];
+
+	if (pcr_u64_parse(pkts, 0, UINT32_MAX, &v, e, sizeof(e)) != 0)
+		return ERR("flow-limit %s: %s", pkts, e);
+	__atomic_store_n(&pcr_app.cfg.flow_limit, v, __ATOMIC_RELAXED);
+	PCR_CTL_LOG(INFO, "flow-limit %" PRIu64, v);
+	return 0;
+}
+
+int
+pcr_ctl_save_config(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return ERR("%s: %s", path, strerror(errno));
+	fprintf(f, "; saved by pacer's `save config`; read back with --config\n");
+	pcr_options_write(f, &pcr_app.cfg);
+	if (fclose(f) != 0)
+		return ERR("%s: %s", path, strerror(errno));
+	PCR_CTL_LOG(INFO, "configuration saved to %s", path);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Flows                                                               */
+
+static bool
+flow_before(const struct pcr_flow_view *a, const struct pcr_flow_view *b,
+	    enum pcr_flow_order by)
+{
+	if (by == PCR_FLOWS_BY_QUEUED && a->queued_bytes != b->queued_bytes)
+		return a->queued_bytes > b->queued_bytes;
+	if (a->rate_bps != b->rate_bps)
+		return a->rate_bps > b->rate_bps;
+	return a->tx_bytes > b->tx_bytes;
+}
+
+/*
+ * The top @p n flows by @p by, from every RX lcore's table, walked by
+ * position without stopping the workers (a flow created or aged during
+ * the walk may be missed). @return flows in @p out, best first.
+ */
+unsigned int
+pcr_ctl_flows_top(struct pcr_flow_view *out, unsigned int n,
+		  enum pcr_flow_order by, uint64_t *total)
+{
+	double hz = (double)pcr_clock_tsc_hz();
+	unsigned int l, k = 0;
+
+	*total = 0;
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		struct pcr_lcore *lc = pcr_app.lcores[l];
+		struct pcr_flowtab *ft;
+		uint32_t pos;
+
+		if (lc == NULL || (ft = lc->ft) == NULL)
+			continue;
+		for (pos = 0; pos < ft->entries; pos++) {
+			const struct pcr_flow *f = &ft->flows[pos];
+			struct pcr_flow_view v;
+			uint64_t q, pkts, span;
+			void *key;
+			unsigned int j;
+
+			if (!__atomic_load_n(&f->in_use, __ATOMIC_ACQUIRE))
+				continue;
+			(*total)++;
+			if (n == 0 ||
+			    rte_hash_get_key_with_position(ft->h, (int32_t)pos, &key) != 0)
+				continue;
+			memset(&v, 0, sizeof(v));
+			pcr_flow_key_format(key, v.key, sizeof(v.key));
+			q = __atomic_load_n(&f->queued, __ATOMIC_RELAXED);
+			v.queued_packets = pcr_q_pkts(q);
+			v.queued_bytes = pcr_q_bytes(q);
+			v.class_id = f->class_id;
+			v.egress = f->egress;
+			pkts = f->tx_packets;
+			v.tx_packets = pkts;
+			v.tx_bytes = f->tx_bytes;
+			span = (uint64_t)(uint32_t)(f->last_tx - f->first_tx)
+			       << PCR_SPAN_SHIFT;
+			/* bytes after the first packet (mean size) over the span */
+			if (pkts > 1 && span > 0)
+				v.rate_bps = (double)(v.tx_bytes - v.tx_bytes / pkts) *
+					     8 * hz / (double)span;
+			/* insertion into the sorted top n */
+			if (k == n && !flow_before(&v, &out[n - 1], by))
+				continue;
+			j = k < n ? k++ : n - 1;
+			while (j > 0 && flow_before(&v, &out[j - 1], by)) {
+				out[j] = out[j - 1];
+				j--;
+			}
+			out[j] = v;
+		}
+	}
+	return k;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cleared statistics                                                  */
+
+static struct pcr_port_snap cleared[PCR_MAX_PORTS];
+
+void
+pcr_ctl_clear_stats(int port, const struct pcr_snapshot *now)
+{
+	uint16_t p;
+
+	for (p = 0; p < pcr_app.n_ports; p++)
+		if (port < 0 || port == p)
+			cleared[p] = now->port[p];
+}
+
+const struct pcr_port_snap *
+pcr_ctl_cleared(uint16_t port)
+{
+	return &cleared[port];
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+#ifndef PACER_CONTROL_H
+#define PACER_CONTROL_H
+
+/**
+ * @file
+ * The control layer: what the CLI (cli.c) and telemetry (telemetry.c) call.
+ * Every function runs on a control thread with pcr_ctl_lock() held, takes
+ * its arguments as the user typed them, and on bad input returns -EINVAL
+ * with why in @p err, changing nothing. Changes take effect on the next
+ * packet; packets already queued keep their departure times.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pacer.h"
+
+int pcr_ctl_start(char *err, size_t errlen);
+int pcr_ctl_stop(char *err, size_t errlen);
+int pcr_ctl_set_port_rate(const char *port, const char *rate, char *err,
+			  size_t errlen);
+/** @p flow: the class's per-flow rate, else the class's own. */
+int pcr_ctl_set_class_rate(const char *name, bool flow, const char *rate,
+			   char *err, size_t errlen);
+/** @p spec: "match RULE... [rate RATE] [flow-rate RATE]". */
+int pcr_ctl_add_class(const char *name, const char *spec, char *err,
+		      size_t errlen);
+int pcr_ctl_del_class(const char *name, char *err, size_t errlen);
+int pcr_ctl_set_horizon(const char *ms, const char *policy, char *err,
+			size_t errlen);
+int pcr_ctl_set_flow_limit(const char *pkts, char *err, size_t errlen);
+int pcr_ctl_save_config(const char *path, char *err, size_t errlen);
+
+void pcr_classtab_free(struct pcr_app *a);
+
+/** One flow as `show flows` and /pacer/flows report it. */
+struct pcr_flow_view {
+	char key[PCR_FLOW_KEY_STRLEN];
+	uint16_t class_id;
+	uint16_t egress;
+	uint64_t queued_packets, queued_bytes;
+	uint64_t tx_packets, tx_bytes;
+	double rate_bps;       /**< over the flow's transmit lifetime */
+};
+
+enum pcr_flow_order { PCR_FLOWS_BY_QUEUED, PCR_FLOWS_BY_RATE };
+
+unsigned int pcr_ctl_flows_top(struct pcr_flow_view *out, unsigned int n,
+			       enum pcr_flow_order by, uint64_t *total);
+
+/** `clear port stats`: what `show port stats` counts from (-1: all). */
+void pcr_ctl_clear_stats(int port, const struct pcr_snapshot *now);
+const struct pcr_port_snap *pcr_ctl_cleared(uint16_t port);
+
+/* cli.c */
+/** Set up the prompt (-i) and/or the script (--cmdline-file). */
+int pcr_cli_init(const struct pcr_config *c);
+/** Control loop, every pass: feed what is pending to the command line.
+ *  @return true while the script still has lines to run. */
+bool pcr_cli_poll(void);
+void pcr_cli_fini(void);
+
+/* telemetry.c */
+int pcr_telemetry_init(void);
+
+#endif /* PACER_CONTROL_H */

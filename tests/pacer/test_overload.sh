@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The pacer authors
+#
+# Sustained overload: net_pcap replays a capture forever (infinite_rx=1),
+# thousands of times the 10 mbit/s the port may send. The timestamper must
+# drop what is beyond the 200 ms horizon *before* charging any policy: a
+# policy charged for dropped packets runs ahead of the horizon, and every
+# later packet is dropped too (measured before the fix: 626 frames sent
+# in 4 s, then nothing). Judged on the output: 10 mbit/s within 1 % over
+# the run (after the first horizon, which fills at once), the excess
+# counted under "horizon", conservation, no mbuf lost.
+source "$(dirname "$0")/lib.sh"
+
+"$gen" -o "$tmp/in.pcap" --flows 4 --count 400 --size 1000 2>/dev/null
+rc=0
+timeout --preserve-status -k 20 -s INT 2.5 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap,infinite_rx=1") \
+    -- --rate 10mbit --horizon 200 --mbufs 8192 --max-flows 1024 \
+    --stats-json "$tmp/o.json" >"$tmp/o.out" 2>"$tmp/o.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/o.err")"
+conserved "$tmp/o.json"
+expect "$tmp/o.json" 'd["ports"][0]["dropped"]["horizon"] > 100 * d["ports"][0]["tx_packets"]' \
+    'd["ports"][0]["dropped_total"] == d["ports"][0]["dropped"]["horizon"]' \
+    'd["ports"][0]["tx_packets"] > 2000'
+# skip the first horizon's worth (200 ms at 10 mbit/s: 250 frames)
+"$stat" --json --skip 250 --time-scale "$(pcap_scale "$tmp/o.json")" "$tmp/out.pcap" >"$tmp/s.json"
+expect "$tmp/s.json" 'abs(d["rate_bps"] - 10e6) <= 0.01 * 10e6'
+python3 -c "import json; d=json.load(open('$tmp/o.json'))['ports'][0]; s=json.load(open('$tmp/s.json')); print('ok: %d sent at %.0f bit/s, %d dropped beyond the horizon' % (d['tx_packets'], s['rate_bps'], d['dropped']['horizon']))"
