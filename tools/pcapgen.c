@@ -665,7 +665,8 @@ put_ipv6(struct gen_state *st, uint8_t *p, size_t len, const uint8_t *ext,
 	p[7] = 64;
 	memcpy(p + 8, c->src6, 16);
 	memcpy(p + 24, c->dst6, 16);
-	memcpy(p + PCR_PCAP_IPV6_HLEN, ext, ext_len);
+	if (ext_len > 0) /* ext may be NULL: memcpy(d, NULL, 0) is undefined */
+		memcpy(p + PCR_PCAP_IPV6_HLEN, ext, ext_len);
 	put_l4(p + PCR_PCAP_IPV6_HLEN + ext_len, l4len, c->proto, sport,
 	       c->dport, *tcp_seq, flow, mark_seq,
 	       pseudo6(c, c->proto, (uint32_t)l4len));
@@ -907,7 +908,8 @@ append_last_ts(const char *path, uint64_t *last_ns)
 			     ? pcap_datalink_val_to_name(pcap_datalink(p))
 			     : "unknown");
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
-		*last_ns = (uint64_t)h->ts.tv_sec * NS_PER_S +
+		/* the file's seconds are unsigned 32-bit; libpcap sign-extends */
+		*last_ns = (uint64_t)(uint32_t)h->ts.tv_sec * NS_PER_S +
 			   (uint64_t)h->ts.tv_usec;
 		any = true;
 	}

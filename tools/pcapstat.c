@@ -764,7 +764,9 @@ read_capture(const struct cfg *c, struct flow_table *t, struct pkts *pk,
 	if (p == NULL)
 		fail(EXIT_USAGE, "cannot read '%s': %s", c->file, errbuf);
 	dlt = pcap_datalink(p);
-	if (!dlt_supported(dlt))
+	/* each exit closes the capture first: nothing left to exit() */
+	if (!dlt_supported(dlt)) {
+		pcap_close(p);
 		fail(EXIT_USAGE,
 		     "cannot read '%s': link type %d (%s) is not Ethernet, raw "
 		     "IP or Linux cooked",
@@ -772,6 +774,7 @@ read_capture(const struct cfg *c, struct flow_table *t, struct pkts *pk,
 		     pcap_datalink_val_to_name(dlt) != NULL
 			     ? pcap_datalink_val_to_name(dlt)
 			     : "unknown");
+	}
 
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
 		if (seen++ < c->skip) {
@@ -785,7 +788,8 @@ read_capture(const struct cfg *c, struct flow_table *t, struct pkts *pk,
 		idx = table_find_or_add(t, &ps.key);
 		f = &t->flows[idx];
 
-		ts = (uint64_t)h->ts.tv_sec * 1000000000ULL +
+		/* the file's seconds are unsigned 32-bit; libpcap sign-extends */
+		ts = (uint64_t)(uint32_t)h->ts.tv_sec * 1000000000ULL +
 		     (uint64_t)h->ts.tv_usec;
 		wire = h->len + c->wire_overhead;
 		if (f->packets == 0)
@@ -799,10 +803,13 @@ read_capture(const struct cfg *c, struct flow_table *t, struct pkts *pk,
 			account_seq(f, mflow, seq);
 		pkts_push(pk, ts, wire, idx);
 	}
-	if (rc == PCAP_ERROR)
+	if (rc == PCAP_ERROR) {
+		snprintf(errbuf, sizeof(errbuf), "%s", pcap_geterr(p));
+		pcap_close(p);
 		fail(EXIT_USAGE, "cannot read '%s': %s (after %" PRIu64
 				 " packets)",
-		     c->file, pcap_geterr(p), seen);
+		     c->file, errbuf, seen);
+	}
 	pcap_close(p);
 }
 

@@ -127,6 +127,21 @@ parse_ports(const char *s, uint16_t *lo, uint16_t *hi, char *err,
 	return 0;
 }
 
+/*
+ * True (with why in @p err) if the word sscanf("%63s") took from @p p,
+ * @p n characters, stops short of the word's end: a longer word would
+ * otherwise be read as two ("dport 0...080ipv4" as "dport 80 ipv4").
+ */
+static bool
+word_cut(const char *p, int n, char *err, size_t errlen)
+{
+	if (p[n] == '\0' || isspace((unsigned char)p[n]))
+		return false;
+	snprintf(err, errlen, "'%.20s...' is longer than %d characters", p,
+		 TOK_MAX - 1);
+	return true;
+}
+
 int
 pcr_match_parse(const char *s, struct pcr_match *m, char *err, size_t errlen)
 {
@@ -145,6 +160,8 @@ pcr_match_parse(const char *s, struct pcr_match *m, char *err, size_t errlen)
 			break;
 		if (sscanf(p, "%63s%n", tok, &n) != 1)
 			break;
+		if (word_cut(p, n, err, errlen))
+			return -EINVAL;
 		p += n;
 		nterms++;
 		if (strcasecmp(tok, "any") == 0) {
@@ -177,6 +194,8 @@ pcr_match_parse(const char *s, struct pcr_match *m, char *err, size_t errlen)
 					 tok);
 				return -EINVAL;
 			}
+			if (word_cut(p, n, err, errlen))
+				return -EINVAL;
 			p += n;
 			switch (term_id(tok)) {
 			case 'p': {

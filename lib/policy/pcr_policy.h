@@ -43,7 +43,19 @@
  * apart; pcr_policy_refresh() keeps an idle shared policy within reach.
  * A rate is held as fine units per byte in 48.16 fixed point, so a
  * 64-byte frame at 400 Gbit/s still costs a cost known to 1 part in 10^5;
- * costs are rounded up, so a policy never exceeds its rate.
+ * the rate and every cost are rounded up, so a policy never exceeds its
+ * rate.
+ *
+ * Reach. A policy never looks further ahead than PCR_POLICY_AHEAD_MAX
+ * fine units: a departure is at most that far past now, `empty` at most
+ * that far past the departure, a burst at most that large. That keeps
+ * every time a policy holds within 2^62 of now, so the signed
+ * comparisons stay right however slow the rate and however long a flood
+ * lasts (a flood charged to a 1 Mbit/s policy, e.g. with
+ * --horizon-policy cap, would otherwise carry `empty` 2^63 ahead in
+ * about 10^9 packets, and its next packet would leave at once). The cap
+ * is 2^53 TSC cycles, 26 days at 4 GHz, far beyond any horizon: only
+ * packets beyond the horizon ever meet it.
  *
  * Sharing. A flow policy belongs to one RX lcore (plain loads and stores).
  * Class and aggregate policies are shared by every RX lcore and advance
@@ -66,6 +78,9 @@ extern "C" {
 #define PCR_FINE_SHIFT 8
 #define PCR_RATE_FRAC 16
 
+/** Furthest a policy reaches past now, in fine units (see Reach). */
+#define PCR_POLICY_AHEAD_MAX (UINT64_C(1) << 61)
+
 /** Bytes of credit a policy banks by default: one 1500-byte MTU frame. */
 #define PCR_BURST_DEFAULT 1514
 
@@ -73,7 +88,7 @@ extern "C" {
 struct pcr_rate {
 	uint64_t bps;         /**< bits per second; 0 = unlimited */
 	uint64_t fpb;         /**< fine units per byte, 48.16; 0 = unlimited */
-	uint64_t burst;       /**< credit, fine units */
+	uint64_t burst;       /**< credit, fine units, <= PCR_POLICY_AHEAD_MAX */
 	uint64_t burst_bytes; /**< credit, bytes */
 };
 
@@ -128,20 +143,34 @@ pcr_fine_max(uint64_t a, uint64_t b)
 	return pcr_fine_after(a, b) ? a : b;
 }
 
-/** Earliest departure a bucket at @p empty allows a packet of @p cost,
- *  with a burst of @p burst (fine units). */
+/**
+ * Earliest departure a bucket at @p empty allows a packet of @p cost,
+ * with a burst of @p burst (fine units), at most PCR_POLICY_AHEAD_MAX
+ * past @p now.
+ */
 static inline uint64_t
 pcr_policy_allow(uint64_t empty, uint64_t now, uint64_t cost, uint64_t burst)
 {
-	return pcr_fine_max(empty + (cost < burst ? cost : burst), now);
+	uint64_t dep = pcr_fine_max(empty + (cost < burst ? cost : burst), now);
+
+	return dep - now > PCR_POLICY_AHEAD_MAX ? now + PCR_POLICY_AHEAD_MAX :
+						  dep;
 }
 
-/** The bucket after a packet of @p cost left at @p departure. */
+/**
+ * The bucket after a packet of @p cost left at @p departure, at most
+ * PCR_POLICY_AHEAD_MAX past it.
+ */
 static inline uint64_t
 pcr_policy_after(uint64_t empty, uint64_t departure, uint64_t cost,
 		 uint64_t burst)
 {
-	return pcr_fine_max(empty, departure - burst) + cost;
+	uint64_t e = pcr_fine_max(empty, departure - burst) + cost;
+
+	/* e may lie before the departure (by up to the burst): signed */
+	return (int64_t)(e - departure) > (int64_t)PCR_POLICY_AHEAD_MAX ?
+		       departure + PCR_POLICY_AHEAD_MAX :
+		       e;
 }
 
 /** The bucket is full at @p now: nothing reserved is still unpaid and
