@@ -16,8 +16,20 @@ stat=$3
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pacer-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 prefix="pcr-$(basename "$0" .sh)-$$"
+
+# pcr_cleanup: the scratch directory, and the EAL runtime directory of
+# every file prefix eal() handed out (by name: /var/run/dpdk/PREFIX).
+pcr_cleanup() {
+    local p
+    if [ -f "$tmp/.prefixes" ]; then
+        while read -r p; do
+            [ -n "$p" ] && rm -rf "/var/run/dpdk/$p"
+        done <"$tmp/.prefixes"
+    fi
+    rm -rf "$tmp"
+}
+trap pcr_cleanup EXIT
 
 fail() {
     echo "FAIL: $*" >&2
@@ -30,6 +42,7 @@ eal() {
     local a=(-l 0,1 --no-huge -m 512 --no-pci --no-shconf --no-telemetry
              --file-prefix="$prefix" --log-level=lib.eal:warning)
     local v
+    echo "$prefix" >>"$tmp/.prefixes"
     for v in "$@"; do a+=(--vdev "$v"); done
     echo "${a[@]}"
 }

@@ -44,7 +44,7 @@ cleanup() {
     fi
     ip netns del "$nsa" 2>/dev/null || true
     ip netns del "$nsb" 2>/dev/null || true
-    rm -rf "$tmp"
+    pcr_cleanup
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM

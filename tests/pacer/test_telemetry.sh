@@ -25,7 +25,7 @@ tel_prefix="$prefix"
     -- --config "$tmp/t.cfg" --exit-on-idle 3000 --flow-idle 60000 --mbufs 4096 --max-flows 1024 \
     --stats-json "$tmp/t.json" >"$tmp/t.out" 2>"$tmp/t.err" &
 pid=$!
-trap 'kill $pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
+trap 'kill $pid 2>/dev/null || true; pcr_cleanup' EXIT
 
 query() {
     printf '%s\n' "$@" | timeout 20 python3 "$client" -f "$tel_prefix" 2>&1
@@ -40,7 +40,7 @@ grep -q '"tx_packets": 300' "$tmp/q0" || fail "telemetry never showed 300 sent: 
 query /pacer/stats /pacer/stats,0 /pacer/wheel /pacer/wheel,0 /pacer/classes /pacer/flows,2 \
     /pacer/config /pacer/stats,7 /pacer/flows,0 >"$tmp/q"
 wait $pid || fail "pacer exited $?: $(cat "$tmp/t.err")"
-trap 'rm -rf "$tmp"' EXIT
+trap pcr_cleanup EXIT
 conserved "$tmp/t.json"
 python3 - "$tmp/q" "$tmp/t.json" <<'PY' || fail "telemetry: see above"
 import json, sys
