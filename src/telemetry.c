@@ -116,16 +116,39 @@ snapshot(void)
 	return s;
 }
 
-/* /pacer/stats[,PORT]: one port's counters, or every port's and the clock */
+typedef void (*port_fill_fn)(struct rte_tel_data *d,
+			     const struct pcr_port_snap *ps, uint16_t p);
+
+/* The clock and the pool, beside every port's counters in /pacer/stats. */
+static void
+stats_extra(struct rte_tel_data *d, const struct pcr_snapshot *s)
+{
+	struct pcr_clock_info ci;
+
+	pcr_clock_info_get(&ci);
+	rte_tel_data_add_dict_u64(d, "tsc_hz", ci.tsc_hz);
+	rte_tel_data_add_dict_u64(d, "tsc_hz_eal", ci.tsc_hz_eal);
+	rte_tel_data_add_dict_int(d, "tsc_ppb", (int)(ci.tsc_ppm * 1000));
+	rte_tel_data_add_dict_u64(d, "consistent", s->consistent);
+	rte_tel_data_add_dict_u64(d, "forwarding",
+				  __atomic_load_n(&pcr_app.forwarding, __ATOMIC_ACQUIRE));
+	rte_tel_data_add_dict_u64(d, "mbufs_in_use",
+				  rte_mempool_in_use_count(pcr_app.pool));
+	rte_tel_data_add_dict_u64(d, "mbufs", pcr_app.pool->size);
+}
+
+/*
+ * A per-port command: with a port id, that port's dict (@p fill); without,
+ * "port0", "port1", ... and, if @p extra, what it adds.
+ */
 static int
-tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+per_port(const char *params, struct rte_tel_data *d, port_fill_fn fill,
+	 void (*extra)(struct rte_tel_data *, const struct pcr_snapshot *))
 {
 	struct pcr_snapshot *s;
-	struct pcr_clock_info ci;
 	int port;
 	uint16_t p;
 
-	RTE_SET_USED(cmd);
 	if (port_param(params, &port) != 0)
 		return -EINVAL;
 	pcr_ctl_lock();
@@ -139,7 +162,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -ENOMEM;
 	}
 	if (port >= 0) {
-		port_dict(d, &s->port[port], (uint16_t)port);
+		fill(d, &s->port[port], (uint16_t)port);
 	} else {
 		rte_tel_data_start_dict(d);
 		for (p = 0; p < pcr_app.n_ports; p++) {
@@ -148,24 +171,24 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 
 			if (c == NULL)
 				break;
-			port_dict(c, &s->port[p], p);
+			fill(c, &s->port[p], p);
 			snprintf(k, sizeof(k), "port%u", p);
 			rte_tel_data_add_dict_container(d, k, c, 0);
 		}
-		pcr_clock_info_get(&ci);
-		rte_tel_data_add_dict_u64(d, "tsc_hz", ci.tsc_hz);
-		rte_tel_data_add_dict_u64(d, "tsc_hz_eal", ci.tsc_hz_eal);
-		rte_tel_data_add_dict_int(d, "tsc_ppb", (int)(ci.tsc_ppm * 1000));
-		rte_tel_data_add_dict_u64(d, "consistent", s->consistent);
-		rte_tel_data_add_dict_u64(d, "forwarding",
-					  __atomic_load_n(&pcr_app.forwarding, __ATOMIC_ACQUIRE));
-		rte_tel_data_add_dict_u64(d, "mbufs_in_use",
-					  rte_mempool_in_use_count(pcr_app.pool));
-		rte_tel_data_add_dict_u64(d, "mbufs", pcr_app.pool->size);
+		if (extra != NULL)
+			extra(d, s);
 	}
 	free(s);
 	pcr_ctl_unlock();
 	return 0;
+}
+
+/* /pacer/stats[,PORT]: one port's counters, or every port's and the clock */
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	return per_port(params, d, port_dict, stats_extra);
 }
 
 static void
@@ -203,41 +226,8 @@ wheel_dict(struct rte_tel_data *d, const struct pcr_port_snap *ps, uint16_t p)
 static int
 tel_wheel(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct pcr_snapshot *s;
-	int port;
-	uint16_t p;
-
 	RTE_SET_USED(cmd);
-	if (port_param(params, &port) != 0)
-		return -EINVAL;
-	pcr_ctl_lock();
-	if (pcr_app.closing) {
-		pcr_ctl_unlock();
-		return -EBUSY;
-	}
-	s = snapshot();
-	if (s == NULL) {
-		pcr_ctl_unlock();
-		return -ENOMEM;
-	}
-	if (port >= 0) {
-		wheel_dict(d, &s->port[port], (uint16_t)port);
-	} else {
-		rte_tel_data_start_dict(d);
-		for (p = 0; p < pcr_app.n_ports; p++) {
-			struct rte_tel_data *c = rte_tel_data_alloc();
-			char k[16];
-
-			if (c == NULL)
-				break;
-			wheel_dict(c, &s->port[p], p);
-			snprintf(k, sizeof(k), "port%u", p);
-			rte_tel_data_add_dict_container(d, k, c, 0);
-		}
-	}
-	free(s);
-	pcr_ctl_unlock();
-	return 0;
+	return per_port(params, d, wheel_dict, NULL);
 }
 
 /* /pacer/classes: per class, its rates, rule and counters (all ports) */
