@@ -94,6 +94,15 @@ int pcr_pcapgen_main(int argc, char **argv);
 #undef pcap_open_offline_with_tstamp_precision
 #undef pcap_close
 
+static uint16_t
+rd16(const uint8_t *p, bool swap)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return swap ? __builtin_bswap16(v) : v;
+}
+
 static uint32_t
 rd32(const uint8_t *p, bool swap)
 {
@@ -122,7 +131,7 @@ clean_last_ts(const uint8_t *d, size_t n, uint64_t *ts)
 		return false;
 	snap = rd32(d + 16, swap);
 	/* version 2.4, Ethernet, a snaplen libpcap takes as it is */
-	if (rd32(d + 4, swap) != (swap ? 0x04000200u : 0x00040002u) ||
+	if (rd16(d + 4, swap) != 2 || rd16(d + 6, swap) != 4 ||
 	    rd32(d + 20, swap) != DLT_EN10MB || snap == 0 || snap > 262144)
 		return false;
 	while (off < n) {

@@ -76,6 +76,20 @@ for p in sorted(glob.glob(os.path.join(data, "*.pcap"))):
     for k, (_, f) in enumerate(fr[:24]):
         write("classify_frame", "seed-%s-%02d" % (base, k), f)
 
+# a big-endian (byte-swapped) nanosecond capture, as a big-endian host
+# writes it: the readers must take both byte orders
+def swapped(path):
+    hdr, fr = frames(path)
+    m, vmaj, vmin, tz, sig, snap, lt = struct.unpack("<IHHiIII", hdr)
+    out = struct.pack(">IHHiIII", m, vmaj, vmin, tz, sig, snap, lt)
+    for h, f in fr:
+        out += struct.pack(">IIII", *struct.unpack("<IIII", h)) + f
+    return out
+
+be = swapped(os.path.join(c, "pcapstat", "seed-gen-3.pcap"))
+write("pcapstat", "seed-gen-3-be.pcap", be)
+write("pcapgen_append", "seed-gen-3-be.pcap", be)
+
 # generated frames: each distinct one (by its first 80 bytes)
 seen = set()
 n = 0
