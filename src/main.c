@@ -153,25 +153,70 @@ assign_lcores(struct pcr_app *a)
 }
 
 /*
- * Test hook, for the TX retry/hold path only: PACER_TEST_TX_BUDGET=N in the
- * environment makes every port accept N packets in all and then refuse
- * everything, as a NIC whose link went away would. A TX callback does it,
- * so the real PMD and the real rte_eth_tx_burst() path run.
+ * Test hooks, for the TX retry/hold path only, as TX callbacks in front of
+ * the real PMD (so the real rte_eth_tx_burst() path runs):
+ * - PACER_TEST_TX_BUDGET=N: every port accepts N packets in all, then
+ *   refuses everything, as a NIC whose link went away would;
+ * - PACER_TEST_TX_SHARE=P (1..100): every port accepts P % of each burst
+ *   (rounded up) and refuses every fourth burst whole, as a NIC whose
+ *   descriptor ring is nearly full would.
  */
-static uint64_t test_tx_budget[PCR_MAX_PORTS];
+static struct test_tx_hook {
+	uint64_t budget;
+	unsigned int share;
+	uint64_t calls;
+} test_tx_hook[PCR_MAX_PORTS];
 
 static uint16_t
 test_tx_budget_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
 		  uint16_t n, void *arg)
 {
-	uint64_t *left = arg;
-	uint16_t k = (uint16_t)RTE_MIN((uint64_t)n, *left);
+	struct test_tx_hook *h = arg;
+	uint16_t k = (uint16_t)RTE_MIN((uint64_t)n, h->budget);
 
 	RTE_SET_USED(port);
 	RTE_SET_USED(queue);
 	RTE_SET_USED(pkts);
-	*left -= k;
+	h->budget -= k;
 	return k;
+}
+
+static uint16_t
+test_tx_share_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
+		 uint16_t n, void *arg)
+{
+	struct test_tx_hook *h = arg;
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(pkts);
+	if (h->calls++ % 4 == 3)
+		return 0;
+	return (uint16_t)(((unsigned int)n * h->share + 99) / 100);
+}
+
+static void
+test_tx_hooks(uint16_t p)
+{
+	struct test_tx_hook *h = &test_tx_hook[p];
+	const char *v;
+
+	if ((v = getenv("PACER_TEST_TX_BUDGET")) != NULL) {
+		h->budget = strtoull(v, NULL, 10);
+		if (rte_eth_add_tx_callback(p, 0, test_tx_budget_cb, h) == NULL)
+			fatal("port %u: PACER_TEST_TX_BUDGET: no TX callbacks", p);
+		PCR_LOG(NOTICE, "port %u: test hook: accepts %" PRIu64
+			" packets, then none", p, h->budget);
+	}
+	if ((v = getenv("PACER_TEST_TX_SHARE")) != NULL) {
+		h->share = (unsigned int)strtoul(v, NULL, 10);
+		if (h->share < 1 || h->share > 100)
+			fatal("PACER_TEST_TX_SHARE '%s': not a percentage in 1..100", v);
+		if (rte_eth_add_tx_callback(p, 0, test_tx_share_cb, h) == NULL)
+			fatal("port %u: PACER_TEST_TX_SHARE: no TX callbacks", p);
+		PCR_LOG(NOTICE, "port %u: test hook: accepts %u %% of each burst, none of every fourth",
+			p, h->share);
+	}
 }
 
 static void port_clock_setup(struct pcr_app *a, uint16_t p);
@@ -225,15 +270,7 @@ port_setup(struct pcr_app *a, uint16_t p)
 	rc = rte_eth_tx_queue_setup(p, 0, txd, (unsigned int)socket, NULL);
 	if (rc != 0)
 		fatal("port %u: TX queue setup failed: %s", p, strerror(-rc));
-	if (getenv("PACER_TEST_TX_BUDGET") != NULL) {
-		test_tx_budget[p] = strtoull(getenv("PACER_TEST_TX_BUDGET"),
-					     NULL, 10);
-		if (rte_eth_add_tx_callback(p, 0, test_tx_budget_cb,
-					    &test_tx_budget[p]) == NULL)
-			fatal("port %u: PACER_TEST_TX_BUDGET: no TX callbacks", p);
-		PCR_LOG(NOTICE, "port %u: test hook: accepts %" PRIu64
-			" packets, then none", p, test_tx_budget[p]);
-	}
+	test_tx_hooks(p);
 	rc = rte_eth_dev_start(p);
 	if (rc != 0)
 		fatal("port %u: start failed: %s", p, strerror(-rc));
