@@ -125,19 +125,21 @@ show_port_stats(FILE *f, const void *v)
 		fprintf(f, "  dropped: %" PRIu64 " (horizon %" PRIu64 " flow_limit %" PRIu64
 			" spill %" PRIu64 " no_mbuf %" PRIu64 " tx_drop %" PRIu64
 			" shutdown %" PRIu64 " inbox_full %" PRIu64 " wheel_nomem %" PRIu64
-			" rx_missed %" PRIu64 ")\n",
+			" rx_missed %" PRIu64 " link_down %" PRIu64 ")\n",
 			n->dropped - z->dropped, n->drop_horizon - z->drop_horizon,
 			n->drop_flow_limit - z->drop_flow_limit,
 			n->drop_spill - z->drop_spill, n->drop_no_mbuf - z->drop_no_mbuf,
 			n->drop_tx - z->drop_tx, n->drop_shutdown - z->drop_shutdown,
 			n->drop_inbox - z->drop_inbox,
 			n->drop_wheel_nomem - z->drop_wheel_nomem,
-			n->drop_rx_missed - z->drop_rx_missed);
+			n->drop_rx_missed - z->drop_rx_missed,
+			n->drop_link - z->drop_link);
 		fprintf(f, "  late: %" PRIu64 " early: %" PRIu64 " held_for_order: %" PRIu64
-			" offloaded: %" PRIu64 " tx_retry: %" PRIu64 "\n",
+			" offloaded: %" PRIu64 " tx_retry: %" PRIu64 " link: %s (changes %" PRIu64 ")\n",
 			n->tx_late - z->tx_late, n->tx_early - z->tx_early,
 			n->held_for_order - z->held_for_order,
-			n->tx_offloaded - z->tx_offloaded, n->tx_retry - z->tx_retry);
+			n->tx_offloaded - z->tx_offloaded, n->tx_retry - z->tx_retry,
+			n->link_up ? "up" : "down", n->link_changes);
 		if (dt > 0)
 			fprintf(f, "  RX: %.3f Mbit/s  TX: %.3f Mbit/s (since the last show, %.1f s)\n",
 				(double)(n->rx_bytes - last_rx[p]) * 8 / dt / 1e6,

@@ -430,6 +430,10 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 	}
 	if (tp->n_pend == 0)
 		return;
+	if (unlikely(__atomic_load_n(&tp->link_down, __ATOMIC_RELAXED))) {
+		tx_drop_pending(tp, &tp->drop_link);
+		return;
+	}
 	tx_tsc = rte_rdtsc();
 	sent = rte_eth_tx_burst(tp->port, tp->queue, tp->pend,
 				(uint16_t)tp->n_pend);

@@ -457,6 +457,69 @@ all_tx_done(void)
 	return true;
 }
 
+/*
+ * Link status, polled by the control lcore (every 10 ms, and once before
+ * forwarding starts). While a port's link is down its TX lcore drops what
+ * falls due on it, counted link_down: a PMD may take packets on a down
+ * link and lose them (net_tap, net_af_packet) or refuse them until the
+ * hold runs out; either way they cannot leave on time. A PMD that cannot
+ * tell (-ENOTSUP) counts as up.
+ */
+static void
+link_poll(struct pcr_app *a, bool first)
+{
+	uint16_t p;
+
+	for (p = 0; p < a->n_ports; p++) {
+		struct pcr_port *pt = &a->ports[p];
+		struct rte_eth_link l;
+		bool up = true;
+
+		memset(&l, 0, sizeof(l));
+		if (rte_eth_link_get_nowait(p, &l) == 0)
+			up = l.link_status == RTE_ETH_LINK_UP;
+		if (!first && up == pt->link_up)
+			continue;
+		if (!first)
+			__atomic_store_n(&pt->link_changes, pt->link_changes + 1,
+					 __ATOMIC_RELAXED);
+		__atomic_store_n(&pt->link_up, up, __ATOMIC_RELAXED);
+		if (pt->tx != NULL)
+			__atomic_store_n(&pt->tx->link_down, !up,
+					 __ATOMIC_RELAXED);
+		if (up && !first)
+			PCR_LOG(NOTICE, "port %u: link up: sending again", p);
+		else if (!up)
+			PCR_LOG(NOTICE,
+				"port %u: link down%s: what falls due on it is dropped (counted link_down)",
+				p, first ? " at start" : "");
+	}
+}
+
+/* A NIC's link takes a moment after start: wait for it, as testpmd does,
+ * but never more than 3 s. */
+static void
+link_wait(struct pcr_app *a)
+{
+	unsigned int i;
+	uint16_t p;
+
+	for (i = 0; i < 60; i++) {
+		for (p = 0; p < a->n_ports; p++) {
+			struct rte_eth_link l;
+
+			memset(&l, 0, sizeof(l));
+			if (rte_eth_link_get_nowait(p, &l) == 0 &&
+			    l.link_status != RTE_ETH_LINK_UP)
+				break;
+		}
+		if (p == a->n_ports || signals_seen != 0)
+			break;
+		rte_delay_us_sleep(50000);
+	}
+	link_poll(a, true);
+}
+
 static void
 set_state(enum pcr_state s)
 {
@@ -473,6 +536,7 @@ control_loop(struct pcr_app *a)
 				      rte_rdtsc() + c->stats_period_s * a->tsc_hz :
 				      UINT64_MAX;
 	uint64_t next_refresh = rte_rdtsc() + a->tsc_hz;
+	uint64_t next_link = rte_rdtsc();
 	bool script_running = c->cmdline_file[0] != '\0';
 	bool fwd_decided = false, quit_seen = false;
 	int handled = 0;
@@ -564,6 +628,10 @@ control_loop(struct pcr_app *a)
 			if (rc != 0)
 				PCR_LOG(ERR, "rates not re-derived for the new TSC frequency: %s",
 					strerror(-rc));
+		}
+		if (now >= next_link) {
+			link_poll(a, false);
+			next_link = now + a->tsc_hz / 100;
 		}
 		if (now >= next_refresh) {
 			uint64_t f = pcr_fine(now, a->epoch_tsc);
@@ -723,6 +791,7 @@ main(int argc, char **argv)
 	}
 	for (p = 0; p < n; p++)
 		port_setup(a, p);
+	link_wait(a);
 
 	printf("pacer: %u port(s), %u worker lcore(s), %u mbufs, TSC %" PRIu64
 	       " Hz, slot %" PRIu64 " ns, horizon %" PRIu64 " ms (%s)\n",

@@ -274,6 +274,7 @@ struct pcr_txport {
 	uint64_t tx_offloaded;   /**< handed to the NIC to send at its time */
 	uint64_t drop_wheel[PCR_WHEEL_DROP_MAX];
 	uint64_t drop_shutdown;
+	uint64_t drop_link;      /**< due while the link was down */
 	struct pcr_class_stats cls[PCR_MAX_CLASSES];
 	struct pcr_hist err;     /**< departure error, TSC cycles */
 	/* send-on-timestamp: 0 = pacing in software */
@@ -283,6 +284,10 @@ struct pcr_txport {
 	/* the timestamper drops what would leave later than now + this (0:
 	 * it does not, --horizon-policy cap); atomic, set by the control lcore */
 	uint64_t rx_horizon_tsc;
+	/* the egress link is down: what is due is dropped, counted drop_link
+	 * (as Linux drops at a qdisc whose carrier is off); atomic, set by the
+	 * control lcore from rte_eth_link_get_nowait() */
+	uint8_t link_down;
 	/* `set horizon`: applied by the TX lcore (the wheel's consumer) */
 	uint32_t horizon_req;    /**< bumped by the control lcore, atomic */
 	uint32_t horizon_done;   /**< set to horizon_req by the TX lcore */
@@ -301,6 +306,8 @@ struct pcr_port {
 	bool tx_offload;         /**< send-on-timestamp enabled */
 	bool tx_offload_capa;    /**< the PMD offers it */
 	bool nic_clock;          /**< rte_eth_read_clock() works: fitted */
+	bool link_up;            /**< last status seen (control lcore) */
+	uint64_t link_changes;   /**< up/down transitions seen while running */
 	struct pcr_txport *tx;   /**< this port as an egress */
 	struct pcr_rates *rates; /**< RCU: __atomic_load_n(ACQUIRE) */
 	struct pcr_shared_policy agg;
@@ -439,8 +446,10 @@ struct pcr_port_snap {
 	uint64_t queued, pending;
 	uint64_t drop_horizon, drop_flow_limit, drop_spill, drop_no_mbuf,
 		drop_tx, drop_shutdown, drop_inbox, drop_wheel_nomem,
-		drop_rx_missed;
+		drop_rx_missed, drop_link;
 	uint64_t dropped;
+	bool link_up;
+	uint64_t link_changes;
 	uint64_t classify[PCR_CLASSIFY_RESULT_MAX];
 	uint64_t flows_new, flows_aged, flow_table_full;
 	struct pcr_wheel_stats wheel;

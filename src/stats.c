@@ -30,7 +30,7 @@
 
 static const char *const drop_names[] = {
 	"horizon", "flow_limit", "spill", "no_mbuf", "tx_drop", "shutdown",
-	"inbox_full", "wheel_nomem", "rx_missed",
+	"inbox_full", "wheel_nomem", "rx_missed", "link_down",
 };
 
 static uint64_t
@@ -39,7 +39,7 @@ drop_value(const struct pcr_port_snap *p, unsigned int i)
 	const uint64_t v[] = {
 		p->drop_horizon, p->drop_flow_limit, p->drop_spill,
 		p->drop_no_mbuf, p->drop_tx, p->drop_shutdown, p->drop_inbox,
-		p->drop_wheel_nomem, p->drop_rx_missed,
+		p->drop_wheel_nomem, p->drop_rx_missed, p->drop_link,
 	};
 
 	return v[i];
@@ -61,6 +61,10 @@ collect(struct pcr_snapshot *s)
 			ps->rx_nombuf = es.rx_nombuf;
 			ps->rx_missed = es.imissed;
 		}
+		ps->link_up = __atomic_load_n(&pcr_app.ports[p].link_up,
+					      __ATOMIC_RELAXED);
+		ps->link_changes = __atomic_load_n(
+			&pcr_app.ports[p].link_changes, __ATOMIC_RELAXED);
 		if (tp == NULL)
 			continue;
 		pcr_wheel_stats_get(tp->wheel, &ps->wheel);
@@ -73,6 +77,7 @@ collect(struct pcr_snapshot *s)
 		ps->pending = __atomic_load_n(&tp->n_pend, __ATOMIC_RELAXED);
 		ps->drop_tx = tp->tx_drop;
 		ps->drop_shutdown = tp->drop_shutdown;
+		ps->drop_link = tp->drop_link;
 		ps->drop_horizon += tp->drop_wheel[PCR_WHEEL_DROP_HORIZON];
 		ps->drop_spill = tp->drop_wheel[PCR_WHEEL_DROP_FULL];
 		ps->drop_wheel_nomem = tp->drop_wheel[PCR_WHEEL_DROP_NOMEM];
@@ -422,13 +427,14 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 			",\"queued\":%" PRIu64 ",\"late\":%" PRIu64
 			",\"early\":%" PRIu64 ",\"held_for_order\":%" PRIu64
 			",\"offloaded\":%" PRIu64
-			",\"tx_retry\":%" PRIu64
+			",\"tx_retry\":%" PRIu64 ",\"link\":\"%s\",\"link_changes\":%" PRIu64
 			",\"dropped_total\":%" PRIu64 ",\"dropped\":{",
 			p ? "," : "", p, pcr_app.ports[p].name,
 			pcr_app.ports[p].peer, pcr_app.ports[p].rates->agg.bps,
 			ps->rx_packets, ps->rx_bytes, ps->tx_packets,
 			ps->tx_bytes, ps->queued, ps->tx_late, ps->tx_early,
-			ps->held_for_order, ps->tx_offloaded, ps->tx_retry, ps->dropped);
+			ps->held_for_order, ps->tx_offloaded, ps->tx_retry,
+			ps->link_up ? "up" : "down", ps->link_changes, ps->dropped);
 		for (i = 0; i < RTE_DIM(drop_names); i++)
 			fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "",
 				drop_names[i], drop_value(ps, i));

@@ -35,8 +35,8 @@ static const struct {
 	C(rx_packets), C(rx_bytes), C(tx_packets), C(tx_bytes), C(queued),
 	C(pending), C(tx_retry), C(tx_offloaded), C(dropped), C(drop_horizon),
 	C(drop_flow_limit), C(drop_spill), C(drop_no_mbuf), C(drop_tx),
-	C(drop_shutdown), C(drop_inbox), C(drop_wheel_nomem), C(drop_rx_missed),
-	C(flows_new), C(flows_aged), C(flow_table_full), C(held_for_order),
+	C(drop_shutdown), C(drop_inbox), C(drop_wheel_nomem), C(drop_rx_missed), C(drop_link),
+	C(flows_new), C(flows_aged), C(flow_table_full), C(held_for_order), C(link_changes),
 #undef C
 };
 
@@ -47,6 +47,7 @@ json_name(const char *n)
 	static const struct { const char *from, *to; } m[] = {
 		{ "tx_offloaded", "offloaded" }, { "dropped", "dropped_total" },
 		{ "drop_tx", "drop_tx_drop" }, { "drop_inbox", "drop_inbox_full" },
+		{ "drop_link", "drop_link_down" },
 	};
 	size_t i;
 
@@ -91,6 +92,7 @@ port_dict(struct rte_tel_data *d, const struct pcr_port_snap *ps, uint16_t p)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "name", pcr_app.ports[p].name);
 	rte_tel_data_add_dict_u64(d, "peer", pcr_app.ports[p].peer);
+	rte_tel_data_add_dict_string(d, "link", ps->link_up ? "up" : "down");
 	rte_tel_data_add_dict_u64(d, "rate_bps", pcr_app.ports[p].rates->agg.bps);
 	for (i = 0; i < RTE_DIM(port_counters); i++)
 		rte_tel_data_add_dict_u64(d, json_name(port_counters[i].name),

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The pacer authors
+#
+# Link down and up mid-run. pacer runs in a network namespace of its own
+# (unique name, no addresses, IPv6 off: the kernel sends nothing of its
+# own), net_pcap in, net_tap out: 5000 frames of 1000 bytes at 10 mbit/s
+# (1250 frames/s, 4 s). A second in, the tap goes down for a second
+# (`ip link set ... down`, what a pulled cable or a peer's reset looks like
+# to the PMD), then up again. Checks:
+#  - pacer says so (port 1: link down, then link up), link_changes is 2;
+#  - what fell due while it was down is dropped under link_down, within
+#    0.2 s worth of the time it was down (the control lcore polls the link
+#    every 10 ms; the slack is for a shared 2-vCPU machine);
+#  - forwarding resumes: a capture on the tap after the up holds frames at
+#    10 mbit/s (within 1 %, kernel timestamps), each flow in order, and
+#    ends with the last frame of the input;
+#  - conservation and the pool, as everywhere.
+# Needs root, iproute2 and tcpdump (skips, 77, without them).
+source "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tcpdump >/dev/null; then
+    echo "SKIP: needs root, iproute2 and tcpdump"
+    exit 77
+fi
+ns="pcr-link-$$"
+tap="pcrlk$$"
+pid=""
+dump=""
+link_cleanup() {
+    [ -n "$dump" ] && kill "$dump" 2>/dev/null || true
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    ip netns del "$ns" 2>/dev/null || true
+    pcr_cleanup
+}
+trap link_cleanup EXIT
+ip netns add "$ns" || { echo "SKIP: cannot create a network namespace"; exit 77; }
+ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+
+"$gen" -o "$tmp/in.pcap" --flows 4 --count 5000 --size 1000 2>/dev/null
+ip netns exec "$ns" timeout 60 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/p0.pcap" "net_tap0,iface=$tap") \
+    -- --rate 10mbit --horizon 6000 --exit-on-idle 2000 --mbufs 16384 --max-flows 64 \
+    --stats-json "$tmp/l.json" >"$tmp/l.out" 2>"$tmp/l.err" &
+pid=$!
+for _ in $(seq 100); do grep -q "^pacer: lcore" "$tmp/l.out" 2>/dev/null && break; sleep 0.1; done
+grep -q "^pacer: lcore" "$tmp/l.out" || fail "pacer did not start: $(cat "$tmp/l.err")"
+sleep 1
+t_down=$(date +%s%N)
+ip netns exec "$ns" ip link set "$tap" down
+sleep 1
+ip netns exec "$ns" ip link set "$tap" up
+t_up=$(date +%s%N)
+ip netns exec "$ns" tcpdump -i "$tap" --immediate-mode -U -s 128 -w "$tmp/after.pcap" 2>"$tmp/dump.err" &
+dump=$!
+for _ in $(seq 50); do grep -q "listening on" "$tmp/dump.err" 2>/dev/null && break; sleep 0.1; done
+# stop tcpdump once the capture has not grown for 0.5 s, while pacer waits
+# out --exit-on-idle: the tap goes away when pacer exits, and tcpdump loses
+# what it has not read from its ring when its interface disappears
+last=-1
+for _ in $(seq 300); do
+    size=$(stat -c %s "$tmp/after.pcap" 2>/dev/null || echo 0)
+    [ "$size" -gt 24 ] && [ "$size" = "$last" ] && break
+    last=$size
+    sleep 0.5
+done
+kill -INT "$dump" 2>/dev/null || true; echo "dbg size $size last $last"
+wait "$dump" 2>/dev/null || true
+dump=""
+rc=0
+for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$pid" 2>/dev/null && fail "pacer still running 30 s after the link came back"
+wait "$pid" || rc=$?
+pid=""
+[ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/l.err")"
+grep -q "port 1: link down: " "$tmp/l.err" || fail "no 'link down' notice: $(cat "$tmp/l.err")"
+grep -q "port 1: link up: sending again" "$tmp/l.err" || fail "no 'link up' notice: $(cat "$tmp/l.err")"
+! grep -q "port 0: link" "$tmp/l.err" || fail "port 0's link moved: $(cat "$tmp/l.err")"
+conserved "$tmp/l.json"
+down_s=$(python3 -c "print(($t_up - $t_down) / 1e9)")
+expect "$tmp/l.json" 'd["ports"][1]["link_changes"] == 2' 'd["ports"][0]["link_changes"] == 0' \
+    'd["ports"][1]["link"] == "up"' \
+    'd["ports"][1]["rx_packets"] == 0' \
+    "1250 * ($down_s - 0.2) <= d['ports'][1]['dropped']['link_down'] <= 1250 * ($down_s + 0.2)" \
+    'd["ports"][1]["tx_packets"] + d["ports"][1]["dropped"]["link_down"] == 5000' \
+    'd["ports"][1]["dropped_total"] == d["ports"][1]["dropped"]["link_down"]'
+"$stat" --json "$tmp/after.pcap" >"$tmp/after.json"
+expect "$tmp/after.json" 'd["packets"] >= 1000' 'd["seq_errors"] == 0'
+read -r bps _ <<<"$(ls_rate "$tmp/after.pcap")"
+rate_within "$bps" 10e6 0.01 "rate after the link came back"
+python3 - "$tmp/in.pcap" "$tmp/after.pcap" <<'PY' || fail "the capture after the up does not end with the input's last frame"
+import struct, sys
+def last(p):
+    b = open(p, "rb").read()
+    e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    off, f = 24, None
+    while off + 16 <= len(b):
+        incl = struct.unpack(e + "I", b[off + 8:off + 12])[0]
+        f = b[off + 16:off + 16 + incl]
+        off += 16 + incl
+    return f
+a, b = last(sys.argv[1]), last(sys.argv[2])
+import shutil, os; shutil.copy(sys.argv[2], "/tmp/after-dbg.pcap"); [shutil.copy(os.path.join(os.path.dirname(sys.argv[2]), f), "/tmp/dbg-" + f) for f in ("l.json", "l.err", "l.out", "dump.err")]
+sys.exit(0 if a is not None and b is not None and a[:len(b)] == b else 1)
+PY
+python3 -c "
+import json
+d = json.load(open('$tmp/l.json'))['ports'][1]; s = json.load(open('$tmp/after.json'))
+print('ok: link down %.2f s: %d dropped as link_down, %d sent; after the up %d frames at %.0f bit/s' % ($down_s, d['dropped']['link_down'], d['tx_packets'], s['packets'], $bps))"
