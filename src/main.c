@@ -41,6 +41,9 @@ RTE_LOG_REGISTER(pcr_logtype, pacer.main, INFO);
 
 static volatile sig_atomic_t signals_seen;
 
+/* signals closer together than this are one request (see control_loop) */
+#define PCR_SIGNAL_MERGE_MS 200
+
 static void
 on_signal(int sig)
 {
@@ -539,6 +542,7 @@ control_loop(struct pcr_app *a)
 	uint64_t next_link = rte_rdtsc();
 	bool script_running = c->cmdline_file[0] != '\0';
 	bool fwd_decided = false, quit_seen = false;
+	uint64_t first_signal_tsc = 0;
 	int handled = 0;
 
 	snap = malloc(sizeof(*snap));
@@ -571,9 +575,22 @@ control_loop(struct pcr_app *a)
 		st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
 		now = rte_rdtsc();
 		quit = __atomic_load_n(&a->quit, __ATOMIC_ACQUIRE);
+		if (signals_seen != handled && handled != 0 &&
+		    now - first_signal_tsc < a->tsc_hz / 1000 * PCR_SIGNAL_MERGE_MS) {
+			/* timeout(1) signals the child and then its process
+			 * group, and sudo relays what the terminal already
+			 * sent: one request, two signals microseconds apart.
+			 * Only a signal after the merge window is a second
+			 * request. */
+			PCR_LOG(INFO, "signal repeated within %u ms: taken as the same request",
+				PCR_SIGNAL_MERGE_MS);
+			handled = signals_seen;
+		}
 		if (signals_seen != handled || (quit && !quit_seen)) {
 			bool first = handled == 0 && !quit_seen;
 
+			if (handled == 0 && signals_seen != 0)
+				first_signal_tsc = now;
 			handled = signals_seen;
 			quit_seen = quit_seen || quit;
 			if (first && c->drain_on_exit && st == PCR_RUN) {

@@ -12,7 +12,9 @@
 # the arrival takes (slower under a sanitizer); all the others are
 # dropped under "horizon", exactly. With --horizon-policy cap all 300
 # leave and 199 are counted horizon_cap (the wheel caps, relative to its
-# own clock).
+# own clock) when the arrival takes under half a millisecond; as with
+# drops, one fewer per millisecond the arrival takes (CI's sanitizer
+# build measured 198).
 source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 1 --count 300 --size 1000 2>/dev/null
@@ -35,6 +37,7 @@ run_pacer c $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/c.pcap") -- "${co
 [ "$rc" -eq 0 ] || fail "pacer (cap) exited $rc: $(cat "$tmp/c.err")"
 conserved "$tmp/c.json"
 expect "$tmp/c.json" 'd["ports"][0]["tx_packets"] == 300' \
-    'd["ports"][0]["wheel"]["horizon_cap"] == 199' \
+    '189 <= d["ports"][0]["wheel"]["horizon_cap"] <= 199' \
     'd["ports"][0]["dropped_total"] == 0'
-echo "ok: drop $sent sent / $((300 - sent)) dropped beyond the horizon; cap 300 sent / 199 capped"
+capped=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ports"][0]["wheel"]["horizon_cap"])' "$tmp/c.json")
+echo "ok: drop $sent sent / $((300 - sent)) dropped beyond the horizon; cap 300 sent / $capped capped"

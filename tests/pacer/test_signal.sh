@@ -7,16 +7,22 @@
 # (--no-drain-on-exit); either way every mbuf is back and the books
 # balance. 400 frames of 1000 bytes at 8 mbit/s take 0.4 s; the signal
 # comes about 0.15 s after the workers start, with ~250 still queued.
+# "double" sends two signals 50 ms apart, as timeout(1) does (child,
+# then process group): one request, still a drain. "again" (at 4 mbit/s,
+# 0.8 s of departures) signals a second time 0.3 s into the drain: what
+# is still queued, about 0.35 s of it, is dropped as "shutdown".
 source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 1 --count 400 --size 1000 2>/dev/null
-for mode in drain drop; do
+for mode in drain drop double again; do
     extra=()
+    rate=8mbit
     [ "$mode" = drop ] && extra=(--no-drain-on-exit)
+    [ "$mode" = again ] && rate=4mbit
     prefix="pcr-signal-$$-$mode"
     rc=0
     "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/$mode.pcap") -- \
-        --flow-rate 8mbit --mbufs 4096 --max-flows 1024 --exit-on-idle 3000 "${extra[@]}" \
+        --flow-rate $rate --mbufs 4096 --max-flows 1024 --exit-on-idle 3000 "${extra[@]}" \
         --stats-json "$tmp/$mode.json" >"$tmp/$mode.out" 2>"$tmp/$mode.err" &
     pid=$!
     # signal once the workers run, 0.15 s into the 0.4 s of departures
@@ -26,19 +32,28 @@ for mode in drain drop; do
     done
     sleep 0.15
     kill -INT "$pid"
+    if [ "$mode" = double ]; then
+        sleep 0.05
+        kill -INT "$pid"
+    fi
+    if [ "$mode" = again ]; then
+        sleep 0.3
+        kill -INT "$pid"
+    fi
     wait "$pid" || rc=$?
     [ "$rc" -eq 0 ] || fail "$mode: pacer exited $rc: $(cat "$tmp/$mode.err")"
     conserved "$tmp/$mode.json"
     expect "$tmp/$mode.json" 'd["ports"][0]["rx_packets"] == 400' \
         'd["ports"][0]["queued"] == 0'
-    if [ "$mode" = drain ]; then
+    if [ "$mode" = drain ] || [ "$mode" = double ]; then
         expect "$tmp/$mode.json" 'd["ports"][0]["tx_packets"] == 400' \
             'd["ports"][0]["dropped_total"] == 0'
-        grep -q "sending what is queued on time" "$tmp/$mode.err" || fail "drain: no message"
+        grep -q "sending what is queued on time" "$tmp/$mode.err" || fail "$mode: no message"
     else
         expect "$tmp/$mode.json" 'd["ports"][0]["dropped"]["shutdown"] > 100' \
+            'd["ports"][0]["dropped_total"] == d["ports"][0]["dropped"]["shutdown"]' \
             'd["ports"][0]["tx_packets"] + d["ports"][0]["dropped"]["shutdown"] == 400'
-        grep -q "dropping what is queued" "$tmp/$mode.err" || fail "drop: no message"
+        grep -q "dropping what is queued" "$tmp/$mode.err" || fail "$mode: no message"
     fi
     echo "ok: $mode: $(python3 -c "import json; p=json.load(open('$tmp/$mode.json'))['ports'][0]; print('tx', p['tx_packets'], 'shutdown drops', p['dropped']['shutdown'])")"
 done
