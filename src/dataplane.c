@@ -403,6 +403,20 @@ tx_take(struct pcr_txport *tp, unsigned int from, unsigned int n,
 	}
 }
 
+/* PACER_TEST_WHEEL_HOLD_MS: the wheel's clock stands at its start
+ * (test_hold_at) from the first poll for test_hold_tsc cycles, then runs
+ * on (see main.c). */
+static __rte_noinline uint64_t
+tx_test_hold(struct pcr_txport *tp, uint64_t upto, uint64_t now_tsc)
+{
+	if (tp->test_hold_until == 0)
+		tp->test_hold_until = now_tsc + tp->test_hold_tsc;
+	if (now_tsc < tp->test_hold_until)
+		return tp->test_hold_at;
+	tp->test_hold_tsc = 0;
+	return upto;
+}
+
 static void
 tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 {
@@ -418,6 +432,8 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 		uint64_t upto = (offl ? now_tsc + tp->offload_tsc : now_tsc) -
 				tp->gran_tsc + 1;
 
+		if (unlikely(tp->test_hold_tsc != 0))
+			upto = tx_test_hold(tp, upto, now_tsc);
 		n = pcr_wheel_dequeue_burst(tp->wheel, upto,
 					    tp->pend + tp->n_pend,
 					    PCR_TX_BURST - tp->n_pend);

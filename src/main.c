@@ -163,6 +163,12 @@ assign_lcores(struct pcr_app *a)
  * - PACER_TEST_TX_SHARE=P (1..100): every port accepts P % of each burst
  *   (rounded up) and refuses every fourth burst whole, as a NIC whose
  *   descriptor ring is nearly full would.
+ * And one for the wheel's consumer:
+ * - PACER_TEST_WHEEL_HOLD_MS=MS (1..60000): every TX lcore's wheel clock
+ *   stands at the wheel's start (tick 0) for MS from its first poll, as a
+ *   stalled consumer would leave it: what arrives meanwhile is placed
+ *   relative to the held clock, so with --horizon-policy cap a flood
+ *   lands in one known slot (horizon - 1).
  */
 static struct test_tx_hook {
 	uint64_t budget;
@@ -220,6 +226,25 @@ test_tx_hooks(uint16_t p)
 		PCR_LOG(NOTICE, "port %u: test hook: accepts %u %% of each burst, none of every fourth",
 			p, h->share);
 	}
+}
+
+static void
+test_wheel_hook(struct pcr_app *a, struct pcr_txport *tp, uint64_t start_tsc)
+{
+	const char *v = getenv("PACER_TEST_WHEEL_HOLD_MS");
+	char *end;
+	unsigned long ms;
+
+	if (v == NULL)
+		return;
+	errno = 0;
+	ms = strtoul(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || ms < 1 || ms > 60000)
+		fatal("PACER_TEST_WHEEL_HOLD_MS '%s': not a time in 1..60000 ms", v);
+	tp->test_hold_tsc = ms * (a->tsc_hz / 1000);
+	tp->test_hold_at = start_tsc;
+	PCR_LOG(NOTICE, "port %u: test hook: wheel clock held at its start for %lu ms from the first poll",
+		tp->port, ms);
 }
 
 static void port_clock_setup(struct pcr_app *a, uint16_t p);
@@ -387,6 +412,7 @@ wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 	tp->hold_tsc = a->cfg.tx_hold_ms * (a->tsc_hz / 1000);
 	tp->rx_horizon_tsc = pcr_rx_horizon_tsc(tp, a->cfg.horizon_ms * 1000000u,
 						a->cfg.horizon_policy);
+	test_wheel_hook(a, tp, wp.start_tsc);
 	a->ports[p].tx = tp;
 }
 

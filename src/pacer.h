@@ -264,6 +264,10 @@ struct pcr_txport {
 	bool pend_offl[PCR_TX_BURST]; /**< stamped for the NIC to hold */
 	unsigned int n_pend;
 	uint64_t stuck_since;    /**< TSC of the last progress while pending */
+	/* test hook PACER_TEST_WHEEL_HOLD_MS (0: off; see main.c) */
+	uint64_t test_hold_tsc;  /**< hold the wheel's clock this long */
+	uint64_t test_hold_until;
+	uint64_t test_hold_at;   /**< the clock it is held at */
 	/* counters (single writer: the TX lcore) */
 	uint64_t tx_packets;
 	uint64_t tx_bytes;

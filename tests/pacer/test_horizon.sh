@@ -41,3 +41,30 @@ expect "$tmp/c.json" 'd["ports"][0]["tx_packets"] == 300' \
     'd["ports"][0]["dropped_total"] == 0'
 capped=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ports"][0]["wheel"]["horizon_cap"])' "$tmp/c.json")
 echo "ok: drop $sent sent / $((300 - sent)) dropped beyond the horizon; cap 300 sent / $capped capped"
+
+# Exact counts, with a margin of 0.4 s for the arrival: the same 300
+# frames in one flow of 8 kbit/s (1000 bytes a second). Frame 0 leaves at
+# once (the burst); frame 1 would leave at 0.5 s, past the 100 ms
+# horizon, and so would every later one (a dropped frame charges
+# nothing) until the arrival has gone on 0.4 s: exactly 1 sent and 299
+# dropped "horizon". With cap, all 300 sent and exactly 299 capped (each
+# frame's departure is 0.5 s or more ahead of any wheel clock that lags
+# less than 0.4 s), all of them within the horizon of their arrival.
+slow=(--flow-rate 8kbit --burst 1500 --horizon 100 --exit-on-idle 300 --mbufs 4096 --max-flows 1024)
+prefix="$prefix-slow"
+run_pacer sd $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/sd.pcap") -- "${slow[@]}"
+[ "$rc" -eq 0 ] || fail "pacer (slow, drop) exited $rc: $(cat "$tmp/sd.err")"
+conserved "$tmp/sd.json"
+expect "$tmp/sd.json" 'd["ports"][0]["tx_packets"] == 1' \
+    'd["ports"][0]["dropped"]["horizon"] == 299' \
+    'd["ports"][0]["dropped_total"] == 299'
+prefix="$prefix-cap"
+run_pacer sc $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/sc.pcap") -- "${slow[@]}" --horizon-policy cap
+[ "$rc" -eq 0 ] || fail "pacer (slow, cap) exited $rc: $(cat "$tmp/sc.err")"
+conserved "$tmp/sc.json"
+expect "$tmp/sc.json" 'd["ports"][0]["tx_packets"] == 300' \
+    'd["ports"][0]["wheel"]["horizon_cap"] == 299' \
+    'd["ports"][0]["dropped_total"] == 0'
+"$stat" --json --time-scale "$(pcap_scale "$tmp/sc.json")" "$tmp/sc.pcap" >"$tmp/scs.json"
+expect "$tmp/scs.json" 'd["packets"] == 300' 'd["duration_ns"] <= (100 + 100) * 10**6'
+echo "ok: at 8 kbit/s exactly 1 sent / 299 dropped beyond the horizon; cap 300 sent / 299 capped"
