@@ -302,10 +302,8 @@ pcr_ctl_add_class(const char *name, const char *spec, char *err,
 	int rc, state = 0; /* 0: want "match", 1: in the rule */
 
 	memset(&cl, 0, sizeof(cl));
-	if (name[0] == '\0' || strlen(name) >= PCR_CLASS_NAMELEN ||
-	    strpbrk(name, " \t\"[]") != NULL)
-		return ERR("class name '%s': 1..%d characters, no spaces or brackets",
-			   name, PCR_CLASS_NAMELEN - 1);
+	if (!pcr_class_name_ok(name))
+		return ERR("class name '%s': %s", name, PCR_CLASS_NAME_RULE);
 	if (strcmp(name, "default") == 0 || class_find(c, name) >= 0)
 		return ERR("class '%s' exists already", name);
 	if (c->n_classes >= PCR_MAX_CLASSES)

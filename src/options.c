@@ -247,11 +247,9 @@ load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 
 	while (*name == ' ' || *name == '\t')
 		name++;
-	if (*name == '\0' || strlen(name) >= PCR_CLASS_NAMELEN ||
-	    strpbrk(name, " \t\"") != NULL) {
-		fprintf(stderr,
-			"pacer: %s: [%s]: class name must be 1..%d characters without spaces\n",
-			file, sect, PCR_CLASS_NAMELEN - 1);
+	if (!pcr_class_name_ok(name)) {
+		fprintf(stderr, "pacer: %s: [%s]: class name '%s': %s\n", file,
+			sect, name, PCR_CLASS_NAME_RULE);
 		return -1;
 	}
 	is_default = strcmp(name, "default") == 0;
@@ -630,6 +628,17 @@ rate_write(FILE *f, uint64_t bps)
 		fprintf(f, "%" PRIu64 "kbit", bps / 1000u);
 	else
 		fprintf(f, "%" PRIu64, bps);
+}
+
+bool
+pcr_class_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	RTE_BUILD_BUG_ON(PCR_CLASS_NAMELEN != 32); /* PCR_CLASS_NAME_RULE */
+	return n >= 1 && n < PCR_CLASS_NAMELEN &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_-.") == n;
 }
 
 void

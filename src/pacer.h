@@ -121,6 +121,14 @@ int pcr_options_parse(int argc, char **argv, struct pcr_config *c);
 void pcr_options_usage(FILE *f, const char *prog);
 /** The configuration as a file --config reads back to the same state. */
 void pcr_options_write(FILE *f, const struct pcr_config *c);
+/**
+ * A class name as both the configuration file and `add class` take it:
+ * 1..PCR_CLASS_NAMELEN-1 of letters, digits, '_', '-' and '.' (what an
+ * INI section header carries through unchanged). @return true if valid.
+ */
+bool pcr_class_name_ok(const char *name);
+/** Why pcr_class_name_ok() refuses, for messages. */
+#define PCR_CLASS_NAME_RULE "1..31 letters, digits, '_', '-' or '.'"
 void pcr_options_defaults(struct pcr_config *c);
 
 /* ------------------------------------------------------------------ */

@@ -37,6 +37,7 @@ set class nosuch rate 1mbit
 set port 0 rate 12qbit
 add class video match any
 add class x match proto nosuch
+add class a; match proto udp
 del class default
 set horizon 0 policy drop
 set horizon 100 policy sometimes
@@ -69,7 +70,7 @@ block "$tmp/first.out" 2 >"$tmp/show2"
 [ -s "$tmp/show1" ] || fail "no show config output: $(cat "$tmp/first.out")"
 diff -u "$tmp/show1" "$tmp/show2" || fail "a refused command changed the configuration"
 errors=$(grep -c "^error: " "$tmp/first.out" || true)
-[ "$errors" -eq 9 ] || fail "$errors errors for the 9 bad commands: $(grep '^error' "$tmp/first.out")"
+[ "$errors" -eq 10 ] || fail "$errors errors for the 10 bad commands: $(grep '^error' "$tmp/first.out")"
 for want in "rate = 15mbit" "[class bulk]" "match = proto tcp dport 80" "flow-rate = 3500kbit" \
             "horizon = 500" "horizon-policy = cap" "flow-limit = 50"; do
     grep -qxF "$want" "$tmp/show1" || fail "show config lacks '$want': $(cat "$tmp/show1")"
@@ -82,4 +83,4 @@ run_pacer cfg $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/o2.pcap") -- \
 [ "$rc" -eq 0 ] || fail "second run exited $rc: $(cat "$tmp/cfg.err")"
 block "$tmp/cfg.out" 1 >"$tmp/show3"
 diff -u "$tmp/show1" "$tmp/show3" || fail "--config of the saved file shows another configuration"
-echo "ok: save config + --config reproduce show config ($(wc -l <"$tmp/show1") lines); 9 bad commands refused, nothing changed"
+echo "ok: save config + --config reproduce show config ($(wc -l <"$tmp/show1") lines); 10 bad commands refused, nothing changed"
