@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The pacer authors
 #
-# bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--only throughput|sched|accuracy]
+# bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--only throughput|sched|accuracy|memory]
 #
 # Issue 7's benchmarks, first increment (docs/BENCHMARKS.md):
 #   throughput  pacer with pacing active (--rate 1.1x what it forwards
@@ -13,6 +13,8 @@
 #               wheel + policy path, ns per packet enqueue+dequeue.
 #   accuracy    pacer's departure error percentiles (its --stats-json)
 #               at 1 mbit/s, 100 mbit/s, 1 gbit/s, slot 1 us.
+#   memory      resident size against horizon and slot width, the
+#               wheel's own memory, RSS with the mbuf pool left out.
 # Every figure is a median over --reps reps; every ratio is against a
 # baseline measured in the same rep. Prints one JSON object per
 # measurement ({"bench","case","value","unit","baseline","baseline_value"})
@@ -251,11 +253,76 @@ accuracy() {
 	done
 }
 
+# --- memory ------------------------------------------------------------------
+# Resident size of a started pacer (ports configured, wheels built, pool
+# touched, before forwarding: a --cmdline-file that shows the wheel and
+# sleeps), against horizon and slot width, with the wheel's own memory
+# (`show wheel`, pcr_wheel_memsize()) and the pool's (mbufs x element
+# size, from --mbufs), so "mbufs aside" is RSS - pool. One port, net_null.
+# Memory is not noisy: one rep. EAL -m 512: without hugepages the EAL keeps
+# a page descriptor per 4 KiB page of -m (about 12 MB per GiB, measured
+# 50 MB more RSS at -m 4096), which hugepages make negligible. Baseline:
+# dpdk-testpmd on the same EAL options and pool size, forwarding, with
+# --no-mlockall (by default it locks, so faults in, all of -m).
+memory() {
+	local h s out pid rss wheel_b pool_b i tp_rss
+	printf 'show wheel 0\nsleep 1500\nquit\n' >"$TMP/mem.cmd"
+	# (its stdin held open: at end of input testpmd stops)
+	sleep 10 | "$TESTPMD" $EAL_COMMON -m 512 --file-prefix="$(prefix)" --vdev net_null0 --vdev net_null1 -- \
+		--total-num-mbufs=8192 --forward-mode=io --no-mlockall >"$TMP/mem-testpmd.out" 2>&1 &
+	pid=$!
+	CHILD=$pid
+	sleep 2
+	tp_rss=$(awk '/^VmRSS/ {print $2 * 1024}' "/proc/$pid/status" 2>/dev/null)
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	CHILD=
+	[ -n "$tp_rss" ] || tp_rss=null
+	log "memory: dpdk-testpmd rss $tp_rss"
+	for h in 100 2000 10000; do
+		for s in 250 1000 4000; do
+			out=$TMP/mem-$h-$s.out
+			: >"$out"
+			"$PACER" $EAL_COMMON -m 512 --file-prefix="$(prefix)" --vdev net_null0 -- \
+				--horizon "$h" --slot "$s" --mbufs 8192 --max-flows 1024 \
+				--cmdline-file "$TMP/mem.cmd" >"$out" 2>&1 &
+			pid=$!
+			CHILD=$pid
+			wheel_b=
+			for i in $(seq 100); do
+				wheel_b=$(sed -n 's/.*memory \([0-9]*\) bytes.*/\1/p' "$out" | head -1)
+				[ -n "$wheel_b" ] && break
+				kill -0 "$pid" 2>/dev/null || break
+				sleep 0.1
+			done
+			rss=$(awk '/^VmRSS/ {print $2 * 1024}' "/proc/$pid/status" 2>/dev/null)
+			wait "$pid" 2>/dev/null
+			CHILD=
+			if [ -z "$wheel_b" ] || [ -z "$rss" ]; then
+				log "memory horizon $h ms slot $s ns: pacer did not start: $(grep -m1 -i 'error\|horizon' "$out")"
+				continue
+			fi
+			# the pool: 8192 mbufs + per-lcore caches, element = header +
+			# RTE_MBUF_DEFAULT_BUF_SIZE (2176) + mempool overhead: 2432 B
+			pool_b=$((8192 * 2432))
+			log "memory horizon $h ms slot $s ns: rss $rss wheel $wheel_b pool $pool_b"
+			emit rss_bytes "horizon${h}ms-slot${s}ns" "$rss" B dpdk-testpmd "$tp_rss"
+			emit rss_bytes_mbufs_aside "horizon${h}ms-slot${s}ns" "$((rss - pool_b))" B null null
+			emit wheel_bytes "horizon${h}ms-slot${s}ns" "$wheel_b" B null null
+			if [ "$h" = 2000 ] && [ "$s" = 1000 ]; then
+				goal "memory/horizon2s-slot1us" "$((rss - pool_b))" "<= 67108864 B (64 MiB, mbufs aside)" \
+					"$(awk -v v="$((rss - pool_b))" 'BEGIN {print (v <= 67108864) ? "met" : "missed"}')"
+			fi
+		done
+	done
+}
+
 log "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 rc=0
 case "$ONLY" in all|throughput) throughput || rc=1 ;; esac
 case "$ONLY" in all|sched) sched || rc=1 ;; esac
 case "$ONLY" in all|accuracy) accuracy || rc=1 ;; esac
+case "$ONLY" in all|memory) memory || rc=1 ;; esac
 log "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 for g in "${GOALS[@]}"; do echo "$g"; done
 exit $rc
