@@ -186,6 +186,7 @@ class_find(const struct pcr_config *c, const char *name)
 /* Commands                                                            */
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
+#define SPACES " \t\n\v\f\r"
 
 int
 pcr_ctl_start(char *err, size_t errlen)
@@ -313,8 +314,10 @@ pcr_ctl_add_class(const char *name, const char *spec, char *err,
 		return ERR("command too long");
 	snprintf(buf, sizeof(buf), "%s", spec);
 	snprintf(cl.name, sizeof(cl.name), "%s", name);
-	for (tok = strtok_r(buf, " \t", &save); tok != NULL;
-	     tok = strtok_r(NULL, " \t", &save)) {
+	/* every isspace() character separates words, as the match parser
+	 * and rte_cfgfile (which trims them) take them */
+	for (tok = strtok_r(buf, SPACES, &save); tok != NULL;
+	     tok = strtok_r(NULL, SPACES, &save)) {
 		if (state == 0) {
 			if (strcmp(tok, "match") != 0)
 				return ERR("'%s': add class NAME match RULE [rate RATE] [flow-rate RATE]",
@@ -322,7 +325,7 @@ pcr_ctl_add_class(const char *name, const char *spec, char *err,
 			state = 1;
 		} else if (strcmp(tok, "rate") == 0 ||
 			   strcmp(tok, "flow-rate") == 0) {
-			const char *v = strtok_r(NULL, " \t", &save);
+			const char *v = strtok_r(NULL, SPACES, &save);
 
 			if (v == NULL)
 				return ERR("%s needs a value", tok);
