@@ -469,9 +469,19 @@ struct pcr_port_snap {
 	struct pcr_hist err;
 };
 
+/** One worker lcore's share: what it received, what it transmitted. */
+struct pcr_lcore_snap {
+	unsigned int lcore_id;
+	unsigned int roles;      /**< enum pcr_role bits */
+	uint64_t rx_packets;     /**< polled from its RX queues, all ports */
+	uint64_t tx_packets;     /**< sent for the egress ports it drains */
+};
+
 struct pcr_snapshot {
 	uint64_t tsc;
 	bool consistent;
+	unsigned int n_lcores;
+	struct pcr_lcore_snap lcore[RTE_MAX_LCORE];
 	struct pcr_port_snap port[PCR_MAX_PORTS];
 	struct pcr_hist err;     /**< all ports */
 };

@@ -90,13 +90,20 @@ collect(struct pcr_snapshot *s)
 	}
 	for (l = 0; l < RTE_MAX_LCORE; l++) {
 		struct pcr_lcore *lc = pcr_app.lcores[l];
+		struct pcr_lcore_snap *ls_out;
 
 		if (lc == NULL || lc->st == NULL)
 			continue;
+		ls_out = &s->lcore[s->n_lcores++];
+		ls_out->lcore_id = lc->lcore_id;
+		ls_out->roles = lc->roles;
+		for (c = 0; c < lc->n_tx; c++)
+			ls_out->tx_packets += lc->tx[c]->tx_packets;
 		for (p = 0; p < pcr_app.n_ports; p++) {
 			const struct pcr_lstats *ls = &lc->st[p];
 			struct pcr_port_snap *ps = &s->port[p];
 
+			ls_out->rx_packets += ls->rx_packets;
 			ps->rx_packets += ls->rx_packets;
 			ps->rx_bytes += ls->rx_bytes;
 			for (r = 0; r < PCR_CLASSIFY_RESULT_MAX; r++)
@@ -488,6 +495,19 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 		c->slot_ns, c->horizon_ms, c->wire_overhead,
 		c->burst, ns_of(s->tsc - pcr_app.start_tsc),
 		s->consistent ? "true" : "false");
+	fprintf(f, "\"lcores\":[");
+	for (i = 0; i < s->n_lcores; i++) {
+		const struct pcr_lcore_snap *l = &s->lcore[i];
+
+		fprintf(f, "%s{\"lcore\":%u,\"role\":\"%s\",\"rx_packets\":%" PRIu64
+			",\"tx_packets\":%" PRIu64 "}",
+			i ? "," : "", l->lcore_id,
+			l->roles == (PCR_ROLE_RX | PCR_ROLE_TX) ? "rx+tx" :
+			l->roles == PCR_ROLE_RX ? "rx" :
+			l->roles == PCR_ROLE_TX ? "tx" : "none",
+			l->rx_packets, l->tx_packets);
+	}
+	fprintf(f, "],");
 	json_flows(f);
 	fprintf(f, ",\"mempool_in_use_at_exit\":%" PRId64 "}\n", mempool_in_use);
 	if (fclose(f) != 0) {

@@ -81,7 +81,9 @@ PY
 # tx + dropped + queued, every mbuf is back in the pool, nothing left
 # early, and no departure had to be held back for its flow's order
 # (held_for_order: the policies keep a flow's departures in order unless
-# the flow changes class, or its rate goes from unlimited to finite).
+# the flow changes class, or its rate goes from unlimited to finite);
+# and the worker lcores' shares add up to the ports' totals (RX: less
+# what the PMD counted as no mbuf or missed, which no lcore saw).
 conserved() {
     expect "$1" \
         'd["mempool_in_use_at_exit"] == 0' \
@@ -89,7 +91,9 @@ conserved() {
         'all(sum(q["rx_packets"] for q in d["ports"] if q["peer"] == p["port"]) == p["tx_packets"] + sum(p["dropped"].values()) + p["queued"] for p in d["ports"])' \
         'all(p["dropped_total"] == sum(p["dropped"].values()) for p in d["ports"])' \
         'all(p["early"] == 0 for p in d["ports"])' \
-        'all(p["held_for_order"] == 0 for p in d["ports"])'
+        'all(p["held_for_order"] == 0 for p in d["ports"])' \
+        'sum(l["rx_packets"] for l in d["lcores"]) + sum(p["dropped"]["no_mbuf"] + p["dropped"]["rx_missed"] for p in d["ports"]) == sum(p["rx_packets"] for p in d["ports"])' \
+        'sum(l["tx_packets"] for l in d["lcores"]) == sum(p["tx_packets"] for p in d["ports"])'
 }
 
 # pcap_scale FILE.json: the factor that turns net_pcap's output timestamps
