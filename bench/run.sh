@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The pacer authors
 #
-# bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--only throughput|sched|accuracy|memory]
+# bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--rx-lcores "N..."]
+#              [--only throughput|sched|accuracy|memory|lcores]
 #
 # Issue 7's benchmarks, first increment (docs/BENCHMARKS.md):
 #   throughput  pacer with pacing active (--rate 1.1x what it forwards
@@ -15,6 +16,8 @@
 #               at 1 mbit/s, 100 mbit/s, 1 gbit/s, slot 1 us.
 #   memory      resident size against horizon and slot width, the
 #               wheel's own memory, RSS with the mbuf pool left out.
+#   lcores      pacer with N RX lcores for each N of --rx-lcores (default
+#               1): total and per-RX-lcore Mpps, and the machine's CPUs.
 # Every figure is a median over --reps reps; every ratio is against a
 # baseline measured in the same rep. Prints one JSON object per
 # measurement ({"bench","case","value","unit","baseline","baseline_value"})
@@ -36,6 +39,7 @@ REPS=3
 SECS=5
 ONLY=all
 QUICK=0
+RX_LCORES=1
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -43,13 +47,17 @@ while [ $# -gt 0 ]; do
 	--reps) REPS=$2; shift ;;
 	--secs) SECS=$2; shift ;;
 	--only) ONLY=$2; shift ;;
+	--rx-lcores) RX_LCORES=$2; shift ;;
 	--quick) QUICK=1; REPS=1; SECS=3 ;;
-	-h|--help) sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
 done
 case "$REPS" in ''|*[!0-9]*|0) echo "run.sh: bad --reps '$REPS'" >&2; exit 2 ;; esac
+for n in $RX_LCORES; do
+	case "$n" in ''|*[!0-9]*|0) echo "run.sh: bad --rx-lcores '$RX_LCORES': numbers of RX lcores, 1 or more" >&2; exit 2 ;; esac
+done
 case "$SECS" in ''|*[!0-9]*|0|1|2) echo "run.sh: bad --secs '$SECS': 3 or more" >&2; exit 2 ;; esac
 for f in "$PACER" "$PCAPGEN"; do
 	[ -x "$f" ] || { echo "run.sh: $f missing: ninja -C $BUILD" >&2; exit 2; }
@@ -317,12 +325,68 @@ memory() {
 	done
 }
 
+# --- multi-core ---------------------------------------------------------------
+# For each N in --rx-lcores: pacer with N RX lcores (pacer gives min(ports,
+# W/2) of its W workers to TX, the rest to RX: the smallest W that leaves N),
+# two net_null ports of 64-byte frames (each RX lcore polls its own queue
+# of both ports), pacing active (--rate 100gbit, never the bottleneck).
+# Lcores are mapped onto the machine's CPUs round robin (--lcores
+# i@(i mod CPUs), the main lcore, which sleeps, on CPU 0); with more
+# workers than CPUs they share CPUs and the figure measures the
+# scheduler, which the output says. Per lcore: its share of what was received (--stats-json
+# lcores) times the steady total (the --stats-period lines).
+lcores() {
+	local n w ntx map i r out tot per_l
+	local ncpu
+	ncpu=$(nproc)
+	for n in $RX_LCORES; do
+		w=2
+		while :; do
+			ntx=$((w / 2 < 2 ? w / 2 : 2))
+			[ $((w - ntx)) -ge "$n" ] && break
+			w=$((w + 1))
+		done
+		map="0@0"
+		for i in $(seq 1 "$w"); do map="$map,$i@$((i % ncpu))"; done
+		: >"$TMP/lc.vals"
+		for r in $(seq 1 "$REPS"); do
+			out=$TMP/lc.out
+			rm -f "$TMP/lc.json"
+			run_for "$((SECS + 2))" "$out" "$PACER" --lcores "$map" --no-huge --no-pci --no-shconf \
+				-m 1024 --file-prefix="$(prefix)" \
+				--vdev net_null0,size=64 --vdev net_null1,size=64 -- --stats-period 1 \
+				--mbufs 65536 --max-flows 1024 --rate 100gbit --stats-json "$TMP/lc.json"
+			tot=$(pacer_mpps "$out")
+			if [ "$tot" = null ] || [ ! -s "$TMP/lc.json" ]; then
+				echo "run.sh: lcores $n rep $r: no figure; log:" >&2
+				tail -n 5 "$out" >&2
+				return 1
+			fi
+			per_l=$(jq -r --arg t "$tot" '[.lcores[] | select(.role != "tx")] as $rx |
+				($rx | map(.rx_packets) | add) as $sum |
+				$rx | map(.rx_packets / $sum * ($t | tonumber) * 10000 | round / 10000) | map(tostring) | join(" ")' "$TMP/lc.json")
+			log "lcores: $n RX + $ntx TX lcores on $ncpu CPUs ($map) rep $r: total $tot Mpps, per RX lcore $per_l"
+			echo "$tot $per_l" >>"$TMP/lc.vals"
+		done
+		emit lcores_total "${n}rx-${ntx}tx-on${ncpu}cpus" "$(cut -d' ' -f1 "$TMP/lc.vals" | median)" Mpps null null
+		for i in $(seq 1 "$n"); do
+			emit lcores_per_rx_lcore "${n}rx-${ntx}tx-on${ncpu}cpus-rx$i" \
+				"$(cut -d' ' -f$((i + 1)) "$TMP/lc.vals" | median)" Mpps null null
+		done
+		# the main lcore sleeps (2 ms polls): workers beyond the CPUs share
+		[ "$w" -gt "$ncpu" ] &&
+			log "lcores: $n RX lcores: $w workers on $ncpu CPUs, oversubscribed: the figure measures the scheduler"
+	done
+	return 0
+}
+
 log "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 rc=0
 case "$ONLY" in all|throughput) throughput || rc=1 ;; esac
 case "$ONLY" in all|sched) sched || rc=1 ;; esac
 case "$ONLY" in all|accuracy) accuracy || rc=1 ;; esac
 case "$ONLY" in all|memory) memory || rc=1 ;; esac
+case "$ONLY" in all|lcores) lcores || rc=1 ;; esac
 log "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 for g in "${GOALS[@]}"; do echo "$g"; done
 exit $rc
