@@ -9,7 +9,8 @@
 # from pacer-pcapgen (every --malformed kind, VLAN, QinQ, IPv6, TCP) and
 # the first frames of the real captures in TESTDATA_DIR (default
 # ../shared/testdata), their frames one per file for the classify
-# harnesses, config/pacer.cfg and variants, value and rule strings.
+# harnesses, config/pacer.cfg and variants, value and rule strings, CLI
+# scripts.
 # Deterministic: run it again and git shows no change.
 set -euo pipefail
 
@@ -21,7 +22,7 @@ c=$here/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for d in classify_frame classify_mbuf values match config pcapstat pcapgen_append policy_time; do
+for d in classify_frame classify_mbuf values match config pcapstat pcapgen_append policy_time cli; do
     mkdir -p "$c/$d"
     rm -f "$c/$d"/seed-*
 done
@@ -147,4 +148,23 @@ RULES
 printf '\x00\x5e\xd0\xb2\x00\x1f\xff\xff\xff\xff\x7f\x00\x00\x00\x00\x08\x00\x00\x00\x00\x01\x00\xea\x05\x00\x10\x00\x00\xea\x05\x00\x10\x00\x00' >"$c/policy_time/seed-0"
 printf '\x00\xe4\x0b\x54\x02\x26\x00\x00\x00\xff\x00\x00\x00\x10\x00\x00\x00\x01\xff\xff\xff\xff\xff\xff\x3c\x00\x00\x00\x00\x00\xff\xff\x81\x01\x00\x00' >"$c/policy_time/seed-1"
 printf '\x00\x10\xa5\xd4\xe8\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\x00\x00\xff\xff\x00\x00\x00\x00\xff\xff\x00\x00\x00\x00' >"$c/policy_time/seed-2"
+# CLI scripts (a command per line): every command of cli.c, good and bad
+k=0
+script() {
+    printf '%s\n' "$@" >"$c/cli/seed-$k"
+    k=$((k + 1))
+}
+script start stop stop start quit
+script "show port stats all" "show port stats 1" "show port xstats 0" "clear port stats all" "clear port stats 0" "show port stats 2"
+script "show wheel all" "show wheel 0" "show class" "show config" "show clock" "show flows" "show flows top 5" "show flows top 3 by rate" "show flows top 0"
+script "set port 0 rate 10mbit" "set port 1 rate unlimited" "set port 2 rate 1gbit" "set port 0 rate fast" "show config"
+script "set class video rate 5mbit" "set class bulk flow-rate 1.5mbit" "set class default rate 400gbit" "set class nope rate 1mbit" "set class video flow-rate 10tbit"
+script "add class ssh match proto tcp dport 22 rate 1mbit flow-rate 100kbit" "add class v6 match ipv6 src 2001:db8::/32" "add class ssh match any" "add class x match" "add class y match proto udp rate" "add class z match proto tcp flow-rate 1mbit rate 2mbit extra" "show class"
+script "del class video" "del class video" "del class default" "add class video match proto udp" "set class video rate 3mbit" "del class bulk" "show class"
+script "set horizon 500 policy cap" "set horizon 0 policy drop" "set horizon 60000 policy drop" "set horizon 60001 policy cap" "set horizon 10 policy maybe"
+script "set flow-limit 100" "set flow-limit 0" "set flow-limit 4294967296" "set flow-limit -1"
+script "save config /tmp/pacer.cfg" "save config /nonexistent/pacer.cfg" "sleep 10" "sleep 3600001" "help"
+script "add class a1 match proto udp dport 1" "add class a2 match proto udp dport 2" "add class a3 match proto udp dport 3" "add class a4 match proto udp dport 4" "add class a5 match proto udp dport 5" "add class a6 match proto udp dport 6" "del class a1" "del class a2" "add class a7 match proto tcp sport 1-1024 rate 1kbit"
+script "set class video rate 0" "set port 0 rate 0" "set class bulk flow-rate unlimited" "# a comment" "" "   show config  " "show" "set" "add class" "del"
+
 echo "seeds: $(find "$c" -name 'seed-*' | wc -l) files in $c" >&2
