@@ -3,7 +3,7 @@
 # Copyright(c) 2026 The pacer authors
 #
 # bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--rx-lcores "N..."]
-#              [--only throughput|sched|accuracy|memory|lcores]
+#              [--only throughput|sched|accuracy|conformance|memory|lcores]
 #
 # Issue 7's benchmarks, first increment (docs/BENCHMARKS.md):
 #   throughput  pacer with pacing active (--rate 1.1x what it forwards
@@ -14,6 +14,8 @@
 #               wheel + policy path, ns per packet enqueue+dequeue.
 #   accuracy    pacer's departure error percentiles (its --stats-json)
 #               at 1 mbit/s, 100 mbit/s, 1 gbit/s, slot 1 us.
+#   conformance the rate over every 1 s window against --rate (10 mbit/s,
+#               100 mbit/s, 1 gbit/s), worst window of all reps.
 #   memory      resident size against horizon and slot width, the
 #               wheel's own memory, RSS with the mbuf pool left out.
 #   lcores      pacer with N RX lcores for each N of --rx-lcores (default
@@ -49,7 +51,7 @@ while [ $# -gt 0 ]; do
 	--only) ONLY=$2; shift ;;
 	--rx-lcores) RX_LCORES=$2; shift ;;
 	--quick) QUICK=1; REPS=1; SECS=3 ;;
-	-h|--help) sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -325,6 +327,64 @@ memory() {
 	done
 }
 
+# --- rate conformance ------------------------------------------------------
+# One net_pcap port, 4 flows of 1500-byte frames all arriving at once (3 s
+# worth at the rate), --rate R on the port: each full 1 s window of the
+# capture (from the first departure) carries R within |err|; the worst
+# window of all reps is the figure. Times scaled by tsc_hz_eal / tsc_hz:
+# net_pcap stamps with the EAL's TSC estimate, pacer paces by the TSC
+# frequency it measured, so this judges the pacing, not the TSC
+# measurement (tests/pacer/test_clock_wire.sh does that, against kernel
+# timestamps).
+conformance() {
+	local spec rate bps count r errs worst
+	for spec in 10mbit:10000000 100mbit:100000000 1gbit:1000000000; do
+		rate=${spec%%:*}
+		bps=${spec##*:}
+		count=$((bps * 3 / 8 / 1500))
+		"$PCAPGEN" -o "$TMP/cf.pcap" --flows 4 --count "$count" --size 1500 2>/dev/null ||
+			{ echo "run.sh: pacer-pcapgen failed" >&2; return 1; }
+		: >"$TMP/cf.vals"
+		for r in $(seq 1 "$REPS"); do
+			rm -f "$TMP/cf.json" "$TMP/cf-out.pcap"
+			timeout -s INT 60 "$PACER" $EAL_COMMON -m 1536 --file-prefix="$(prefix)" \
+				--vdev "net_pcap0,rx_pcap=$TMP/cf.pcap,tx_pcap=$TMP/cf-out.pcap" -- \
+				--rate "$rate" --exit-on-idle 300 --mbufs $((count + 8192)) --max-flows 64 \
+				--stats-json "$TMP/cf.json" >"$TMP/cf.out" 2>&1
+			errs=$(python3 - "$TMP/cf-out.pcap" "$TMP/cf.json" "$bps" <<'PY'
+import json, struct, sys
+d = json.load(open(sys.argv[2]))
+scale = d["tsc_hz_eal"] / d["tsc_hz"]
+bps = float(sys.argv[3])
+b = open(sys.argv[1], "rb").read()
+magic = b[:4]
+e = "<" if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+div = 1e9 if magic in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d") else 1e6
+off, t0, win = 24, None, {}
+while off + 16 <= len(b):
+    sec, frac, incl, orig = struct.unpack(e + "IIII", b[off:off + 16])
+    t = sec + frac / div
+    if t0 is None:
+        t0 = t
+    k = int((t - t0) * scale)
+    win[k] = win.get(k, 0) + orig
+    off += 16 + incl
+full = sorted(win)[:-1]   # the last window is partial
+print(" ".join("%.6f" % (abs(win[k] * 8 - bps) / bps * 100) for k in full))
+PY
+)
+			[ -n "$errs" ] || { echo "run.sh: conformance $rate: no full window; log:" >&2; tail -n 5 "$TMP/cf.out" >&2; return 1; }
+			log "conformance $rate rep $r: |error| per 1 s window: $errs %"
+			printf '%s\n' $errs >>"$TMP/cf.vals"
+		done
+		worst=$(sort -g "$TMP/cf.vals" | tail -n 1)
+		emit rate_error_1s_worst "1500B-4flows-$rate" "$worst" % null null
+		emit rate_error_1s_median "1500B-4flows-$rate" "$(median <"$TMP/cf.vals")" % null null
+		goal "rate_conformance_1s/$rate" "$worst" "<= 0.1 %" \
+			"$(awk -v v="$worst" 'BEGIN {print (v <= 0.1) ? "met" : "missed"}')"
+	done
+}
+
 # --- multi-core ---------------------------------------------------------------
 # For each N in --rx-lcores: pacer with N RX lcores (pacer gives min(ports,
 # W/2) of its W workers to TX, the rest to RX: the smallest W that leaves N),
@@ -386,6 +446,7 @@ case "$ONLY" in all|throughput) throughput || rc=1 ;; esac
 case "$ONLY" in all|sched) sched || rc=1 ;; esac
 case "$ONLY" in all|accuracy) accuracy || rc=1 ;; esac
 case "$ONLY" in all|memory) memory || rc=1 ;; esac
+case "$ONLY" in all|conformance) conformance || rc=1 ;; esac
 case "$ONLY" in all|lcores) lcores || rc=1 ;; esac
 log "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 for g in "${GOALS[@]}"; do echo "$g"; done
