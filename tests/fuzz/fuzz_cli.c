@@ -104,8 +104,10 @@ fopen_path(const char *path, const char *mode)
 	return save_path;
 }
 
-FILE *
-__wrap_fopen(const char *path, const char *mode)
+/* fopen() or fopen64() of the path fopen_path() says */
+static FILE *
+wrapped_open(FILE *(*real)(const char *, const char *), const char *path,
+	     const char *mode)
 {
 	const char *p = fopen_path(path, mode);
 
@@ -113,19 +115,19 @@ __wrap_fopen(const char *path, const char *mode)
 		errno = ENOENT;
 		return NULL;
 	}
-	return __real_fopen(p, mode);
+	return real(p, mode);
+}
+
+FILE *
+__wrap_fopen(const char *path, const char *mode)
+{
+	return wrapped_open(__real_fopen, path, mode);
 }
 
 FILE *
 __wrap_fopen64(const char *path, const char *mode)
 {
-	const char *p = fopen_path(path, mode);
-
-	if (p == NULL) {
-		errno = ENOENT;
-		return NULL;
-	}
-	return __real_fopen64(p, mode);
+	return wrapped_open(__real_fopen64, path, mode);
 }
 
 /* the TX lcores' answer to `set horizon` (see the top of the file) */
