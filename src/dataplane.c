@@ -417,8 +417,13 @@ tx_test_hold(struct pcr_txport *tp, uint64_t upto, uint64_t now_tsc)
 	return upto;
 }
 
-static void
-tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
+/*
+ * One TX burst of @p tp: what is due by @p now_tsc, at most PCR_TX_BURST.
+ * Returns true when the burst was full and the PMD took all of it, so more
+ * may be due.
+ */
+static bool
+tx_port_burst(struct pcr_txport *tp, uint64_t now_tsc)
 {
 	unsigned int n, sent, i;
 	uint64_t tx_tsc;
@@ -445,10 +450,10 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 		}
 	}
 	if (tp->n_pend == 0)
-		return;
+		return false;
 	if (unlikely(__atomic_load_n(&tp->link_down, __ATOMIC_RELAXED))) {
 		tx_drop_pending(tp, &tp->drop_link);
-		return;
+		return false;
 	}
 	tx_tsc = rte_rdtsc();
 	sent = rte_eth_tx_burst(tp->port, tp->queue, tp->pend,
@@ -456,8 +461,10 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 	for (i = 0; i < sent; i++)
 		tx_account(tp, i, tx_tsc);
 	if (likely(sent == tp->n_pend)) {
+		bool full = sent == PCR_TX_BURST;
+
 		tp->n_pend = 0;
-		return;
+		return full;
 	}
 	/* partial burst: keep the rest, in order, for the next pass */
 	tp->tx_retry += tp->n_pend - sent;
@@ -478,6 +485,24 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 	} else if (tx_tsc - tp->stuck_since > tp->hold_tsc) {
 		tx_drop_pending(tp, &tp->tx_drop);
 	}
+	return false;
+}
+
+/*
+ * Send what is due on @p tp: up to PCR_TX_CATCHUP bursts while they come
+ * out full. One burst per pass is not enough: an RX lcore hands the wheel
+ * up to a burst per queue per pass, so a TX that takes one burst per pass
+ * never makes up a delay (a preemption, a burst of arrivals) once it has
+ * one, and every departure after it stays that late.
+ */
+static void
+tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
+{
+	unsigned int b;
+
+	for (b = 0; b < PCR_TX_CATCHUP; b++)
+		if (!tx_port_burst(tp, now_tsc))
+			break;
 }
 
 /* What the control lcore asked of this port's wheel (its consumer's job). */

@@ -43,6 +43,10 @@
 #define PCR_CLASS_NAMELEN 32
 #define PCR_RX_BURST 32
 #define PCR_TX_BURST 32
+/* bursts one TX pass may send per port while they come out full */
+#ifndef PCR_TX_CATCHUP
+#define PCR_TX_CATCHUP 8
+#endif
 #define PCR_MAX_RXQ 16      /**< RX queues one lcore polls */
 
 /* Log types: pacer.main (start-up, shutdown, run-time events), pacer.ctl
