@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The pacer authors
 #
-# bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--rx-lcores "N..."]
-#              [--only throughput|sched|accuracy|conformance|memory|lcores]
+# bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--write-doc]
+#              [--only throughput|sched|accuracy|conformance|memory|lcores|scale]
+#              [--rx-lcores "N..."] [--scale-flows "N..."]
+#              [--acc-sizes "BYTES..."] [--acc-rates "RATE..."] [--acc-slots "NS..."]
 #
-# Issue 7's benchmarks, first increment (docs/BENCHMARKS.md):
+# Issue 7's benchmarks (docs/BENCHMARKS.md):
 #   throughput  pacer with pacing active (--rate 1.1x what it forwards
 #               unpaced in the same rep, --flow-rate 2x each flow's share)
 #               against dpdk-testpmd io forwarding on the same vdevs, in
@@ -13,20 +15,36 @@
 #   sched       build/bench/pacer-bench-sched: rte_sched against the
 #               wheel + policy path, ns per packet enqueue+dequeue.
 #   accuracy    pacer's departure error percentiles (its --stats-json)
-#               at 1 mbit/s, 100 mbit/s, 1 gbit/s, slot 1 us.
+#               for every frame size x rate x slot of --acc-sizes (64
+#               1514), --acc-rates (1mbit 100mbit 1gbit 10gbit) and
+#               --acc-slots (ns: 250 1000 4000), as far as the vdev can
+#               carry: a case whose input arrived slower than the rate
+#               is marked vdev-limited, not judged. Goal per slot: p99
+#               <= 1 slot, p99.9 <= 2 slots.
 #   conformance the rate over every 1 s window against --rate (10 mbit/s,
 #               100 mbit/s, 1 gbit/s), worst window of all reps.
 #   memory      resident size against horizon and slot width, the
 #               wheel's own memory, RSS with the mbuf pool left out.
 #   lcores      pacer with N RX lcores for each N of --rx-lcores (default
 #               1): total and per-RX-lcore Mpps, and the machine's CPUs.
+#   scale       pacer's end-to-end ns per packet, pacing active (as in
+#               throughput), one net_pcap port, 64-byte frames, against
+#               flows (--scale-flows, default 1000 10000 100000 1000000;
+#               1000 is always run: the baseline); goal 1M/1K <= 1.5.
 # Every figure is a median over --reps reps; every ratio is against a
 # baseline measured in the same rep. Prints one JSON object per
 # measurement ({"bench","case","value","unit","baseline","baseline_value"})
-# and a `goal NAME: value V target T (met|missed)` line per goal on stdout;
-# a progress log (every rep's figures) goes to stderr.
+# and a `goal NAME: value V target T (met|missed|vdev-limited)` line per
+# goal on stdout; a progress log (every rep's figures) goes to stderr.
+# --write-doc: after the run, bench/report.py writes those figures as
+# tables into docs/PERFORMANCE.md ("Latest bench/run.sh run"), replacing
+# only the subsections of the parts this run ran. --quick: 1 rep of 3 s,
+# throughput's net_null case only, and unless given otherwise accuracy
+# 1514 B at 1mbit 100mbit 1gbit slot 1000 and scale 1000 10000 flows.
+# ACC_MAX_FRAMES (environment, default 1000000): most frames an accuracy
+# case sends (64 B at 10 gbit/s would be 14.9M for one second).
 # --json is what issue 7 names; the output is JSON lines either way.
-# Never run by meson test. About 7 minutes with the defaults.
+# Never run by meson test. Roughly 20 minutes with the defaults (estimate).
 
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -42,21 +60,87 @@ SECS=5
 ONLY=all
 QUICK=0
 RX_LCORES=1
+WRITE_DOC=0
+DOC=docs/PERFORMANCE.md
+ACC_SIZES=
+ACC_RATES=
+ACC_SLOTS=
+SCALE_FLOWS=
+ACC_MAX_FRAMES=${ACC_MAX_FRAMES:-1000000}
+
+# the command line as given, for --write-doc (environment overrides first)
+CMDLINE=
+for v in BUILD TESTPMD ACC_MAX_FRAMES; do
+	[ -n "$(printenv "$v")" ] && CMDLINE+="$v=$(printf '%q' "$(printenv "$v")") "
+done
+CMDLINE+=$(printf '%q' "$0")
+[ $# -gt 0 ] && CMDLINE+=$(printf ' %q' "$@")
+
+# need $# OPTION: the option has its argument
+need() { [ "$1" -ge 2 ] || { echo "run.sh: $2 needs a value (--help)" >&2; exit 2; }; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--json) JSON=1 ;;
-	--reps) REPS=$2; shift ;;
-	--secs) SECS=$2; shift ;;
-	--only) ONLY=$2; shift ;;
-	--rx-lcores) RX_LCORES=$2; shift ;;
+	--reps) need $# "$1"; REPS=$2; shift ;;
+	--secs) need $# "$1"; SECS=$2; shift ;;
+	--only) need $# "$1"; ONLY=$2; shift ;;
+	--rx-lcores) need $# "$1"; RX_LCORES=$2; shift ;;
+	--acc-sizes) need $# "$1"; ACC_SIZES=$2; shift ;;
+	--acc-rates) need $# "$1"; ACC_RATES=$2; shift ;;
+	--acc-slots) need $# "$1"; ACC_SLOTS=$2; shift ;;
+	--scale-flows) need $# "$1"; SCALE_FLOWS=$2; shift ;;
+	--write-doc) WRITE_DOC=1 ;;
 	--quick) QUICK=1; REPS=1; SECS=3 ;;
-	-h|--help) sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
 done
+case "$ONLY" in all|throughput|sched|accuracy|conformance|memory|lcores|scale) ;;
+*) echo "run.sh: bad --only '$ONLY': all, throughput, sched, accuracy, conformance, memory, lcores or scale" >&2; exit 2 ;;
+esac
 case "$REPS" in ''|*[!0-9]*|0) echo "run.sh: bad --reps '$REPS'" >&2; exit 2 ;; esac
+if [ "$QUICK" = 1 ]; then
+	: "${ACC_SIZES:=1514}" "${ACC_RATES:=1mbit 100mbit 1gbit}" "${ACC_SLOTS:=1000}"
+	: "${SCALE_FLOWS:=1000 10000}"
+fi
+: "${ACC_SIZES:=64 1514}" "${ACC_RATES:=1mbit 100mbit 1gbit 10gbit}" "${ACC_SLOTS:=250 1000 4000}"
+: "${SCALE_FLOWS:=1000 10000 100000 1000000}"
+
+# bps RATE: tc-style rate (64000, 500kbit, 100mbit, 2.5gbit, 1tbit) in bit/s,
+# or nothing if it is not one
+bps() {
+	awk -v r="$1" 'BEGIN {
+		if (!match(r, /^[0-9]+(\.[0-9]+)?/)) exit 1
+		v = substr(r, 1, RLENGTH); u = substr(r, RLENGTH + 1)
+		m = (u == "" || u == "bit") ? 1 : (u == "kbit") ? 1e3 : (u == "mbit") ? 1e6 : \
+		    (u == "gbit") ? 1e9 : (u == "tbit") ? 1e12 : -1
+		if (m < 0 || v * m < 1) exit 1
+		printf "%.0f\n", v * m }'
+}
+for s in $ACC_SIZES; do
+	case "$s" in ''|*[!0-9]*) s=0 ;; esac
+	[ "$s" -ge 60 ] && [ "$s" -le 9018 ] ||
+		{ echo "run.sh: bad --acc-sizes '$ACC_SIZES': frame bytes, 60..9018" >&2; exit 2; }
+done
+for s in $ACC_RATES; do
+	[ -n "$(bps "$s")" ] ||
+		{ echo "run.sh: bad --acc-rates '$ACC_RATES': rates such as 1mbit, 2.5gbit, 64000 (bit/s; units bit kbit mbit gbit tbit)" >&2; exit 2; }
+done
+for s in $ACC_SLOTS; do
+	case "$s" in ''|*[!0-9]*) s=0 ;; esac
+	[ "$s" -ge 250 ] && [ "$s" -le 1000000 ] ||
+		{ echo "run.sh: bad --acc-slots '$ACC_SLOTS': slot widths in ns, 250..1000000 (pacer's --slot)" >&2; exit 2; }
+done
+for s in $SCALE_FLOWS; do
+	case "$s" in ''|*[!0-9]*) s=0 ;; esac
+	[ "$s" -ge 1 ] && [ "$s" -le 10000000 ] ||
+		{ echo "run.sh: bad --scale-flows '$SCALE_FLOWS': flow counts, 1..10000000" >&2; exit 2; }
+done
+case "$ACC_MAX_FRAMES" in ''|*[!0-9]*|0) echo "run.sh: bad ACC_MAX_FRAMES '$ACC_MAX_FRAMES'" >&2; exit 2 ;; esac
+[ -n "${ACC_SIZES// /}" ] && [ -n "${ACC_RATES// /}" ] && [ -n "${ACC_SLOTS// /}" ] && [ -n "${SCALE_FLOWS// /}" ] ||
+	{ echo "run.sh: an empty --acc-sizes, --acc-rates, --acc-slots or --scale-flows" >&2; exit 2; }
 for n in $RX_LCORES; do
 	case "$n" in ''|*[!0-9]*|0) echo "run.sh: bad --rx-lcores '$RX_LCORES': numbers of RX lcores, 1 or more" >&2; exit 2 ;; esac
 done
@@ -71,21 +155,29 @@ CHILD=
 cleanup() {
 	[ -n "$CHILD" ] && kill -INT "$CHILD" 2>/dev/null && wait "$CHILD" 2>/dev/null
 	rm -rf "$TMP"
+	# the EAL leaves a runtime directory per --file-prefix, --no-shconf or not
+	rm -rf /var/run/dpdk/pcr-bench-$$-* 2>/dev/null
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 log() { echo "run.sh: $*" >&2; }
 GOALS=()
+# everything printed on stdout, also kept for --write-doc
+OUTLOG=$TMP/stdout.jsonl
+: >"$OUTLOG"
 
-# emit BENCH CASE VALUE UNIT BASELINE BASELINE_VALUE (null for none)
+# emit BENCH CASE VALUE UNIT BASELINE BASELINE_VALUE (null for none; an
+# empty VALUE or BASELINE_VALUE is written as null)
 emit() {
-	local bl=null
+	local bl=null line
 	[ "$5" != null ] && bl="\"$5\""
-	printf '{"bench":"%s","case":"%s","value":%s,"unit":"%s","baseline":%s,"baseline_value":%s}\n' \
-		"$1" "$2" "$3" "$4" "$bl" "$6"
+	line=$(printf '{"bench":"%s","case":"%s","value":%s,"unit":"%s","baseline":%s,"baseline_value":%s}' \
+		"$1" "$2" "${3:-null}" "$4" "$bl" "${6:-null}")
+	echo "$line"
+	echo "$line" >>"$OUTLOG"
 }
-# goal NAME VALUE TARGET met|missed
+# goal NAME VALUE TARGET met|missed|vdev-limited
 goal() { GOALS+=("goal $1: value $2 target $3 ($4)"); }
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "null"; else if (NR%2) print v[(NR+1)/2]; else printf "%.6g\n", (v[NR/2]+v[NR/2+1])/2}'; }
@@ -185,16 +277,18 @@ throughput() {
 	"$PCAPGEN" -o "$f100k" --flows 50000 --count 50000 --size 64 --src 198.18.0.1 2>/dev/null &&
 	"$PCAPGEN" -o "$f100k" --append --flows 50000 --count 50000 --size 64 --src 198.18.0.2 2>/dev/null ||
 		{ echo "run.sh: pacer-pcapgen failed" >&2; return 1; }
-	local pc="infinite_rx=1"
+	local pc="infinite_rx=1" rc=0
+	# a case that fails leaves its figures out; the others still run
 	throughput_case null-1flow-64B \
-		"--vdev net_null0,size=64 --vdev net_null1,size=64" 64 1 1024 65536
-	[ "$QUICK" = 1 ] && return 0
+		"--vdev net_null0,size=64 --vdev net_null1,size=64" 64 1 1024 65536 || rc=1
+	[ "$QUICK" = 1 ] && return $rc
 	throughput_case pcap-1Kflows-64B \
-		"--vdev net_pcap0,rx_pcap=$f1k,$pc --vdev net_pcap1,rx_pcap=$f1k,$pc" 64 1000 1024 65536
+		"--vdev net_pcap0,rx_pcap=$f1k,$pc --vdev net_pcap1,rx_pcap=$f1k,$pc" 64 1000 1024 65536 || rc=1
 	throughput_case pcap-1Kflows-1500B \
-		"--vdev net_pcap0,rx_pcap=$f1k1500,$pc --vdev net_pcap1,rx_pcap=$f1k1500,$pc" 1500 1000 1024 65536
+		"--vdev net_pcap0,rx_pcap=$f1k1500,$pc --vdev net_pcap1,rx_pcap=$f1k1500,$pc" 1500 1000 1024 65536 || rc=1
 	throughput_case pcap-100Kflows-64B \
-		"--vdev net_pcap0,rx_pcap=$f100k,$pc --vdev net_pcap1,rx_pcap=$f100k,$pc" 64 100000 2048 262144
+		"--vdev net_pcap0,rx_pcap=$f100k,$pc --vdev net_pcap1,rx_pcap=$f100k,$pc" 64 100000 2048 262144 || rc=1
+	return $rc
 }
 
 # --- rte_sched against the wheel + policy ------------------------------------
@@ -225,41 +319,77 @@ sched() {
 }
 
 # --- departure error ---------------------------------------------------------
-# 1514-byte frames, 4 flows, all arriving at once from a finite pcap about a
-# second's worth at the rate; one net_pcap port that sends back out of
-# itself with TX dropped (no tx_pcap: the PMD's drop mode), slot 1 us.
+# For each frame size of --acc-sizes, rate of --acc-rates and slot width of
+# --acc-slots: 4 flows, all arriving at once from a finite pcap about one
+# second's worth at the rate (at least 100 frames, at most ACC_MAX_FRAMES);
+# one net_pcap port that sends back out of itself with TX dropped (no
+# tx_pcap: the PMD's drop mode), --rate R --slot S; pacer's own histogram
+# (TSC at hand-over minus departure). The capture is made once per size and
+# rate, the pool is count + 8192 mbufs: 4 KiB each without hugepages (the
+# mempool keeps an object within a page, and a 2432-byte mbuf leaves no
+# room for a second: measured, 700000 mbufs fit in -m 3072, 800000 do not).
+# As far as the vdev can carry: the achieved rate is the flows' own rates
+# (--stats-json flows[].rate_bps: bytes after each flow's first frame over
+# its first to last departure) summed; below 95 % of R the input arrived
+# slower than the rate (net_pcap reading the file, or pacer's RX loop), the
+# rate never bound, and the case is emitted but its goals say vdev-limited
+# instead of met or missed. Goals per slot S: p99 <= S, p99.9 <= 2 S.
 accuracy() {
-	local rate count r q name mbufs
-	for spec in 1mbit:100 100mbit:8000 1gbit:80000; do
-		rate=${spec%%:*}
-		count=${spec##*:}
-		mbufs=$(( (count + 8192) ))
-		"$PCAPGEN" -o "$TMP/acc.pcap" --flows 4 --count "$count" --size 1514 2>/dev/null ||
-			{ echo "run.sh: pacer-pcapgen failed" >&2; return 1; }
-		: >"$TMP/acc.vals"
-		for r in $(seq 1 "$REPS"); do
-			rm -f "$TMP/acc.json"
-			timeout -s INT 60 "$PACER" $EAL_COMMON -m 1024 --file-prefix="$(prefix)" \
-				--vdev "net_pcap0,rx_pcap=$TMP/acc.pcap" -- --rate "$rate" --slot 1000 \
-				--exit-on-idle 300 --mbufs "$mbufs" --max-flows 64 \
-				--stats-json "$TMP/acc.json" >"$TMP/acc.out" 2>&1
-			jq -r '.departure_error_ns | [.p50, .p99, .p999, .max, .count] | @tsv' \
-				"$TMP/acc.json" >>"$TMP/acc.vals" 2>/dev/null ||
-				{ echo "run.sh: accuracy $rate: no statistics" >&2; tail -n 5 "$TMP/acc.out" >&2; return 1; }
-			log "accuracy $rate rep $r: p50 p99 p999 max count = $(tail -1 "$TMP/acc.vals")"
+	local size rate rbps count slot r q name mbufs mem lbl ach p99 p999 lim st1 st2
+	for size in $ACC_SIZES; do
+		for rate in $ACC_RATES; do
+			rbps=$(bps "$rate")
+			count=$(awk -v b="$rbps" -v s="$size" -v m="$ACC_MAX_FRAMES" 'BEGIN {
+				c = int(b / 8 / s); if (c < 100) c = 100; if (c > m) c = m; print c }')
+			mbufs=$((count + 8192))
+			# the pool (a 4 KiB page an mbuf), plus the wheel and the rest
+			# (512 MiB), in 256 MiB steps
+			mem=$(( (mbufs * 4096 / 1048576 + 512 + 255) / 256 * 256 ))
+			[ "$mem" -lt 1024 ] && mem=1024
+			"$PCAPGEN" -o "$TMP/acc.pcap" --flows 4 --count "$count" --size "$size" 2>/dev/null ||
+				{ echo "run.sh: pacer-pcapgen failed" >&2; return 1; }
+			[ "$count" -lt $((rbps / 8 / size)) ] &&
+				log "accuracy ${size}B $rate: $count frames (ACC_MAX_FRAMES), $(awk -v c="$count" -v b="$rbps" -v s="$size" 'BEGIN {printf "%.3f", c * s * 8 / b}') s at the rate"
+			for slot in $ACC_SLOTS; do
+				if [ $((slot % 1000)) = 0 ]; then lbl="$((slot / 1000))us"; else lbl="${slot}ns"; fi
+				name="${size}B-$rate-slot$lbl"
+				: >"$TMP/acc.vals"
+				for r in $(seq 1 "$REPS"); do
+					rm -f "$TMP/acc.json"
+					# start-up (pool prefault) grows with the pool: 10 s per 1M mbufs
+					timeout -s INT $((60 + mbufs / 100000)) "$PACER" $EAL_COMMON -m "$mem" \
+						--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$TMP/acc.pcap" -- \
+						--rate "$rate" --slot "$slot" --exit-on-idle 300 --mbufs "$mbufs" \
+						--max-flows 64 --stats-json "$TMP/acc.json" >"$TMP/acc.out" 2>&1
+					jq -r '[.departure_error_ns | .p50, .p99, .p999, .max, .count] +
+						[[.flows[].rate_bps] | add // 0] +
+						[([.ports[].tx_packets] | add), ([.ports[].dropped_total] | add)] | @tsv' \
+						"$TMP/acc.json" >>"$TMP/acc.vals" 2>/dev/null ||
+						{ echo "run.sh: accuracy $name: no statistics" >&2; tail -n 5 "$TMP/acc.out" >&2; return 1; }
+					log "accuracy $name rep $r: p50 p99 p999 max count achieved_bps tx dropped = $(tail -1 "$TMP/acc.vals")"
+				done
+				for q in 1:p50 2:p99 3:p999 4:max; do
+					emit "departure_error_${q#*:}" "$name" \
+						"$(cut -f"${q%%:*}" "$TMP/acc.vals" | median)" ns null null
+				done
+				ach=$(cut -f6 "$TMP/acc.vals" | median)
+				emit achieved_rate "$name" "$ach" bit/s configured_rate "$rbps"
+				p99=$(cut -f2 "$TMP/acc.vals" | median)
+				p999=$(cut -f3 "$TMP/acc.vals" | median)
+				lim=$(awk -v a="$ach" -v b="$rbps" 'BEGIN {print (a == "null" || a < 0.95 * b) ? 1 : 0}')
+				if [ "$lim" = 1 ]; then
+					st1=vdev-limited; st2=vdev-limited
+					log "accuracy $name: achieved $ach bit/s of $rbps: the input did not keep up" \
+						"(net_pcap reading the capture, or pacer's RX loop), the rate never bound:" \
+						"vdev-limited, not judged"
+				else
+					st1=$(awk -v v="$p99" -v s="$slot" 'BEGIN {print (v != "null" && v <= s) ? "met" : "missed"}')
+					st2=$(awk -v v="$p999" -v s="$slot" 'BEGIN {print (v != "null" && v <= 2 * s) ? "met" : "missed"}')
+				fi
+				goal "departure_error_p99/$name" "$p99" "<= $slot ns (one slot)" "$st1"
+				goal "departure_error_p999/$name" "$p999" "<= $((2 * slot)) ns (two slots)" "$st2"
+			done
 		done
-		name="1514B-$rate-slot1us"
-		for q in 1:p50 2:p99 3:p999 4:max; do
-			emit "departure_error_${q#*:}" "$name" \
-				"$(cut -f"${q%%:*}" "$TMP/acc.vals" | median)" ns null null
-		done
-		local p99 p999
-		p99=$(cut -f2 "$TMP/acc.vals" | median)
-		p999=$(cut -f3 "$TMP/acc.vals" | median)
-		goal "departure_error_p99/$name" "$p99" "<= 1000 ns (one slot)" \
-			"$(awk -v v="$p99" 'BEGIN {print (v <= 1000) ? "met" : "missed"}')"
-		goal "departure_error_p999/$name" "$p999" "<= 2000 ns (two slots)" \
-			"$(awk -v v="$p999" 'BEGIN {print (v <= 2000) ? "met" : "missed"}')"
 	done
 }
 
@@ -440,14 +570,154 @@ lcores() {
 	return 0
 }
 
-log "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+# --- scale: end to end against flows -------------------------------------------
+# pacer's forwarding cost with pacing active, as throughput's paced run (in
+# each rep: unpaced, then --rate 1.1x that, --flow-rate 2x each flow's
+# share), for each flow count of --scale-flows, on ONE net_pcap port that
+# sends back out of itself (infinite_rx=1, no tx_pcap: the PMD drops), 64-byte
+# frames, max(flows, 8000) of them, flows round robin. pcapgen gives 65535
+# source ports per source address: above that, 50000-flow parts appended
+# with source addresses 198.18.0.1, .2, ... infinite_rx holds every frame of
+# the capture in mbufs of pacer's pool for the whole run: --mbufs frames +
+# 65536, EAL -m for them (4 KiB each without hugepages, as in accuracy), the
+# flow table (--max-flows 2 x flows + 1024) and the rest, and start-up (the
+# EAL's memory, the pool prefault, net_pcap copying the capture in) grows
+# with them. ns per packet = 1e3 / paced Mpps; its baseline is the 1K case
+# of the same rep (always run, first); the goal is the 1M / 1K ratio
+# (median of the per-rep ratios).
+# flows_label N: 1000 -> 1K, 1000000 -> 1M
+flows_label() {
+	if [ $(($1 % 1000000)) = 0 ]; then echo "$(($1 / 1000000))M"
+	elif [ $(($1 % 1000)) = 0 ]; then echo "$(($1 / 1000))K"
+	else echo "$1"; fi
+}
+# scale_col FLOWS COLUMN: median over the reps of a column of sc.vals (flows,
+# ns, unpaced ns, ratio, 1K ns, 1K unpaced ns: the 1K figures of the same rep)
+scale_col() { awk -v n="$1" -v c="$2" '$1 == n {print $c}' "$TMP/sc.vals" | median; }
+scale() {
+	local list=1000 n f left chunk i frames mbufs mem dur r pu pp rate frate ns uns base ubase ratio lbl
+	for n in $SCALE_FLOWS; do
+		case " $list " in *" $n "*) ;; *) list="$list $n" ;; esac
+	done
+	for n in $list; do
+		f=$TMP/sc-$n.pcap
+		rm -f "$f"
+		if [ "$n" -le 65535 ]; then
+			frames=$((n < 8000 ? 8000 : n))
+			"$PCAPGEN" -o "$f" --flows "$n" --count "$frames" --size 64 2>/dev/null ||
+				{ echo "run.sh: pacer-pcapgen failed ($n flows)" >&2; return 1; }
+		else
+			left=$n
+			i=1
+			while [ "$left" -gt 0 ]; do
+				chunk=$((left < 50000 ? left : 50000))
+				"$PCAPGEN" -o "$f" --append --flows "$chunk" --count "$chunk" --size 64 \
+					--src "198.18.$((i / 256)).$((i % 256))" 2>/dev/null ||
+					{ echo "run.sh: pacer-pcapgen failed ($n flows, part $i)" >&2; return 1; }
+				left=$((left - chunk))
+				i=$((i + 1))
+			done
+		fi
+	done
+	: >"$TMP/sc.vals"
+	for r in $(seq 1 "$REPS"); do
+		base=
+		for n in $list; do
+			f=$TMP/sc-$n.pcap
+			frames=$((n < 8000 ? 8000 : n))
+			mbufs=$((frames + 65536))
+			# pool (a 4 KiB page an mbuf) + flow table (512 B an entry,
+			# generously) + 768 MiB, in 256 MiB steps
+			mem=$(( ((mbufs * 4096 + (n * 2 + 1024) * 512) / 1048576 + 768 + 255) / 256 * 256 ))
+			# start-up: 5 s more per 256K mbufs (the EAL's memory, prefault,
+			# capture copy-in; 1M flows: first statistics line at 15.7 s, idle machine)
+			dur=$((SECS + 2 + mbufs * 5 / 262144))
+			lbl=$(flows_label "$n")
+			run_for "$dur" "$TMP/sc-u.out" "$PACER" $EAL_COMMON -m "$mem" \
+				--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$f,infinite_rx=1" -- \
+				--stats-period 1 --mbufs "$mbufs" --max-flows $((n * 2 + 1024))
+			pu=$(pacer_mpps "$TMP/sc-u.out")
+			[ "$pu" = null ] && { echo "run.sh: scale $lbl flows rep $r: unpaced run gave no figure" >&2; tail -n 5 "$TMP/sc-u.out" >&2; return 1; }
+			# one port: all of it leaves there, in bit/s of frame bytes
+			rate=$(awk -v m="$pu" 'BEGIN {printf "%.0f", 1.1 * m * 1e6 * 64 * 8}')
+			frate=$(awk -v r="$rate" -v f="$n" 'BEGIN {printf "%.0f", 2 * r / f}')
+			rm -f "$TMP/sc.json"
+			run_for "$dur" "$TMP/sc-p.out" "$PACER" $EAL_COMMON -m "$mem" \
+				--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$f,infinite_rx=1" -- \
+				--stats-period 1 --mbufs "$mbufs" --max-flows $((n * 2 + 1024)) \
+				--rate "$rate" --flow-rate "$frate" --stats-json "$TMP/sc.json"
+			pp=$(pacer_mpps "$TMP/sc-p.out")
+			[ "$pp" = null ] && { echo "run.sh: scale $lbl flows rep $r: paced run gave no figure" >&2; tail -n 5 "$TMP/sc-p.out" >&2; return 1; }
+			# the rate is 1.1x the unpaced figure: near it, it may have bound
+			awk -v a="$pp" -v b="$pu" 'BEGIN {exit !(a >= 0.95 * 1.1 * b)}' &&
+				log "scale $lbl flows rep $r: paced $pp Mpps is within 5 % of --rate (1.1 x unpaced $pu):" \
+					"the rate may have bound, the figure may be the rate and not the cost"
+			ns=$(awk -v m="$pp" 'BEGIN {printf "%.2f", 1e3 / m}')
+			uns=$(awk -v m="$pu" 'BEGIN {printf "%.2f", 1e3 / m}')
+			[ -z "$base" ] && { base=$ns; ubase=$uns; }
+			ratio=$(awk -v a="$ns" -v b="$base" 'BEGIN {printf "%.4f", a / b}')
+			log "scale $lbl flows rep $r: unpaced $pu Mpps ($uns ns/pkt), paced $pp Mpps ($ns ns/pkt," \
+				"--rate $rate --flow-rate $frate) ratio to 1K $ratio; -m $mem --mbufs $mbufs;" \
+				"paced drops $(jq '[.ports[].dropped_total] | add' "$TMP/sc.json" 2>/dev/null)," \
+				"flows_new $(jq '[.ports[].flows_new] | add' "$TMP/sc.json" 2>/dev/null)," \
+				"flow_table_full $(jq '[.ports[].flow_table_full] | add' "$TMP/sc.json" 2>/dev/null)," \
+				"wheel enqueued $(jq '[.ports[].wheel.enqueued] | add' "$TMP/sc.json" 2>/dev/null)"
+			echo "$n $ns $uns $ratio $base $ubase" >>"$TMP/sc.vals"
+		done
+	done
+	for n in $list; do
+		lbl=$(flows_label "$n")
+		emit scale_ns_per_pkt "${lbl}flows-64B" "$(scale_col "$n" 2)" ns 1Kflows-64B "$(scale_col "$n" 5)"
+		emit scale_unpaced_ns_per_pkt "${lbl}flows-64B" "$(scale_col "$n" 3)" ns 1Kflows-64B "$(scale_col "$n" 6)"
+		emit scale_ratio "${lbl}flows-64B" "$(scale_col "$n" 4)" x 1Kflows-64B 1
+		if [ "$n" = 1000000 ]; then
+			ratio=$(scale_col "$n" 4)
+			goal "scale_flows_ratio 1M/1K" "$ratio" "<= 1.5 (flat within 1.5x)" \
+				"$(awk -v r="$ratio" 'BEGIN {print (r != "null" && r <= 1.5) ? "met" : "missed"}')"
+		fi
+	done
+	case " $list " in *" 1000000 "*) ;; *) log "scale: 1M flows not in --scale-flows: no scale_flows_ratio goal" ;; esac
+	return 0
+}
+
+machine() { echo "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"; }
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+DATE0=$(date -u '+%Y-%m-%d %H:%M UTC')
+COMMIT=$(git rev-parse --short HEAD 2>/dev/null) || COMMIT=unknown
+[ "$COMMIT" != unknown ] && [ -n "$(git status --porcelain 2>/dev/null)" ] && COMMIT="$COMMIT+dirty"
+log "machine: $(machine), load $LOAD0"
 rc=0
-case "$ONLY" in all|throughput) throughput || rc=1 ;; esac
-case "$ONLY" in all|sched) sched || rc=1 ;; esac
-case "$ONLY" in all|accuracy) accuracy || rc=1 ;; esac
-case "$ONLY" in all|memory) memory || rc=1 ;; esac
-case "$ONLY" in all|conformance) conformance || rc=1 ;; esac
-case "$ONLY" in all|lcores) lcores || rc=1 ;; esac
-log "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
-for g in "${GOALS[@]}"; do echo "$g"; done
+RAN=()
+FAILED=()
+# part NAME: run the part if --only selects it; note what ran and what failed
+part() {
+	case "$ONLY" in all|"$1") ;; *) return 0 ;; esac
+	RAN+=("$1")
+	"$1" || { rc=1; FAILED+=("$1"); log "$1: failed, its figures are incomplete"; }
+}
+part throughput
+part sched
+part accuracy
+part memory
+part conformance
+part lcores
+part scale
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+log "load at the end $LOAD1"
+for g in "${GOALS[@]}"; do
+	echo "$g"
+	echo "$g" >>"$OUTLOG"
+done
+if [ "$WRITE_DOC" = 1 ]; then
+	if python3 bench/report.py "$OUTLOG" --doc "$DOC" \
+		--parts "$(IFS=,; echo "${RAN[*]}")" --failed "$(IFS=,; echo "${FAILED[*]-}")" \
+		--meta "date=$DATE0" --meta "commit=$COMMIT" \
+		--meta "machine=$(machine), load $LOAD0 at the start, $LOAD1 at the end" \
+		--meta "command=$CMDLINE" >&2; then
+		log "wrote $DOC (parts: ${RAN[*]})"
+	else
+		log "bench/report.py failed: $DOC not written"
+		rc=1
+	fi
+fi
 exit $rc
