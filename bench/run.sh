@@ -119,25 +119,23 @@ bps() {
 		if (m < 0 || v * m < 1) exit 1
 		printf "%.0f\n", v * m }'
 }
-for s in $ACC_SIZES; do
-	case "$s" in ''|*[!0-9]*) s=0 ;; esac
-	[ "$s" -ge 60 ] && [ "$s" -le 9018 ] ||
-		{ echo "run.sh: bad --acc-sizes '$ACC_SIZES': frame bytes, 60..9018" >&2; exit 2; }
-done
+# ints_in OPTION "LIST" MIN MAX WHAT: every word of LIST an integer in
+# MIN..MAX, or exit 2 naming the option
+ints_in() {
+	local v
+	for v in $2; do
+		case "$v" in ''|*[!0-9]*) v=-1 ;; esac
+		[ "$v" -ge "$3" ] && [ "$v" -le "$4" ] ||
+			{ echo "run.sh: bad $1 '$2': $5, $3..$4" >&2; exit 2; }
+	done
+}
+ints_in --acc-sizes "$ACC_SIZES" 60 9018 "frame bytes"
 for s in $ACC_RATES; do
 	[ -n "$(bps "$s")" ] ||
 		{ echo "run.sh: bad --acc-rates '$ACC_RATES': rates such as 1mbit, 2.5gbit, 64000 (bit/s; units bit kbit mbit gbit tbit)" >&2; exit 2; }
 done
-for s in $ACC_SLOTS; do
-	case "$s" in ''|*[!0-9]*) s=0 ;; esac
-	[ "$s" -ge 250 ] && [ "$s" -le 1000000 ] ||
-		{ echo "run.sh: bad --acc-slots '$ACC_SLOTS': slot widths in ns, 250..1000000 (pacer's --slot)" >&2; exit 2; }
-done
-for s in $SCALE_FLOWS; do
-	case "$s" in ''|*[!0-9]*) s=0 ;; esac
-	[ "$s" -ge 1 ] && [ "$s" -le 10000000 ] ||
-		{ echo "run.sh: bad --scale-flows '$SCALE_FLOWS': flow counts, 1..10000000" >&2; exit 2; }
-done
+ints_in --acc-slots "$ACC_SLOTS" 250 1000000 "slot widths in ns (pacer's --slot)"
+ints_in --scale-flows "$SCALE_FLOWS" 1 10000000 "flow counts"
 case "$ACC_MAX_FRAMES" in ''|*[!0-9]*|0) echo "run.sh: bad ACC_MAX_FRAMES '$ACC_MAX_FRAMES'" >&2; exit 2 ;; esac
 [ -n "${ACC_SIZES// /}" ] && [ -n "${ACC_RATES// /}" ] && [ -n "${ACC_SLOTS// /}" ] && [ -n "${SCALE_FLOWS// /}" ] ||
 	{ echo "run.sh: an empty --acc-sizes, --acc-rates, --acc-slots or --scale-flows" >&2; exit 2; }
