@@ -26,8 +26,10 @@ fuzz_seconds=${PACER_FUZZ_SECONDS:-45}
 san_args=(-Db_sanitize=address,undefined -Db_lundef=false
           "-Dc_args=-fno-sanitize-recover=all -fno-omit-frame-pointer")
 
+# dpdk-dev, not dpdk, holds dpdk-telemetry.py (the telemetry test's
+# client) and dpdk-testpmd (bench/run.sh's baseline) in bookworm.
 pkgs=(gcc libc6-dev pkg-config meson ninja-build python3
-      libdpdk-dev dpdk libnuma-dev libpcap-dev libcmocka-dev
+      libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev
       tcpdump iproute2 ethtool iperf3 iputils-ping procps
       clang libclang-rt-14-dev)
 

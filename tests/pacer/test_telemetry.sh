@@ -11,7 +11,7 @@
 source "$(dirname "$0")/lib.sh"
 
 client=$(command -v dpdk-telemetry.py || true)
-[ -n "$client" ] || fail "dpdk-telemetry.py not found (Debian package dpdk)"
+[ -n "$client" ] || fail "dpdk-telemetry.py not found (Debian package dpdk-dev)"
 "$gen" -o "$tmp/in.pcap" --flows 3 --count 300 --size 500 2>/dev/null
 cat >"$tmp/t.cfg" <<'CFG'
 [pacer]
