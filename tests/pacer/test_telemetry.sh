@@ -3,7 +3,7 @@
 # Copyright(c) 2026 The pacer authors
 #
 # DPDK telemetry, read with the real client (dpdk-telemetry.py from
-# Debian's dpdk package) while pacer runs: 3 flows x 100 frames at 5
+# Debian's dpdk-dev package) while pacer runs: 3 flows x 100 frames at 5
 # mbit/s each, then pacer idles 3 s before it exits (--exit-on-idle). Once
 # everything is sent, every command answers with its documented keys, and
 # the counters equal what --stats-json says at exit. A bad parameter gets
