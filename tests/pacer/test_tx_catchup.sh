@@ -15,11 +15,28 @@
 source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 4 --count 1000 --size 64 2>/dev/null
-rc=0
-PACER_TEST_WHEEL_HOLD_MS=50 timeout --preserve-status -s INT 2 "$pacer" \
+# 2 s of forwarding, timed from pacer's "lcore" line: under load its
+# start-up (EAL, pool prefault) can take most of 2 s from the fork, and a
+# SIGINT then would end the run inside the 50 ms hold (seen in CI: every
+# packet ~50 ms late, none received after the hold)
+PACER_TEST_WHEEL_HOLD_MS=50 "$pacer" \
     $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,infinite_rx=1") -- \
     --mbufs 65536 --max-flows 64 --stats-json "$tmp/c.json" \
-    >"$tmp/c.out" 2>"$tmp/c.err" || rc=$?
+    >"$tmp/c.out" 2>"$tmp/c.err" &
+pid=$!
+for _ in $(seq 400); do
+    grep -q "^pacer: lcore" "$tmp/c.out" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+done
+grep -q "^pacer: lcore" "$tmp/c.out" 2>/dev/null ||
+    { kill -KILL "$pid" 2>/dev/null; fail "pacer did not start: $(tail -n 3 "$tmp/c.err")"; }
+sleep 2
+kill -INT "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; fail "pacer not gone 10 s after SIGINT"; }
+rc=0
+wait "$pid" || rc=$?
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(tail -n 3 "$tmp/c.err")"
 conserved "$tmp/c.json"
 expect "$tmp/c.json" \
