@@ -23,9 +23,12 @@
  * Workload, both alike: packets of 64 bytes, flows round-robin; a backlog
  * of DEPTH (4) packets per flow is queued first, then each step enqueues a
  * burst of 32 and dequeues what leaves (32), so DEPTH x N packets stay
- * queued and every pipe/flow has packets waiting. Timed: real TSC inside
- * the calls (rte_sched_port_pkt_write + enqueue + dequeue; policy stamps +
- * wheel enqueue + dequeue), per packet dequeued, after an untimed warm-up.
+ * queued and every pipe/flow has packets waiting. Timed: real TSC around
+ * the calls, one interval per step on each side
+ * (rte_sched_port_pkt_write + enqueue + dequeue; policy stamps + wheel
+ * enqueue + dequeue until a burst comes out short), per packet dequeued,
+ * after an untimed warm-up; the harness's own work (taking and giving
+ * back mbufs, the checks) is outside it on both sides.
  *
  * Clocks, and why they differ. rte_sched reads the TSC itself (no way to
  * hand it a clock), so it runs in real time; its rates (100 Gbit/s port
@@ -36,13 +39,18 @@
  * clock advanced 32 packet times per step, with the aggregate binding
  * (64 bytes per 250 ns, 2.048 Gbit/s of virtual time): the backlog's
  * departures are spread DEPTH x N x 250 ns into the future (1 ms at 1K,
- * 65 ms at 64K, so level 1 and the cascade are used), every packet leaves
- * from its own slot. So the wheel does its real pacing work and rte_sched
+ * 65 ms at 64K, so level 1 and the cascade are used), four packets to a
+ * 1 us slot. So the wheel does its real pacing work and rte_sched
  * does not wait for credit: if anything this favours rte_sched.
  *
  * Checks after every run: no packet dropped or refused (both), the wheel's
- * counters conserve, nothing left the wheel before its slot, all mbufs
- * back in the pool. Otherwise exit 1.
+ * counters conserve, nothing left the wheel before its slot nor out of
+ * order (against the harness's own record, not the mbufs), all mbufs back
+ * in the pool. Otherwise exit 1.
+ *
+ * run_pacer() and run_sched() are kept out of line so that a profiler
+ * can tell the sides apart (valgrind --tool=callgrind
+ * --toggle-collect=run_pacer; docs/BENCHMARKS.md has the profile).
  *
  * Output: one JSON object per (impl, flows) on stdout:
  *   {"impl":"pacer"|"rte_sched","flows":N,"ns_per_pkt":MEDIAN,"reps":[...],
@@ -84,6 +92,8 @@
 #define PKT_TIME_NS 250 /* 64 bytes at the virtual aggregate */
 #define VAGG_BPS (PKT_BYTES * 8ULL * 1000000000ULL / PKT_TIME_NS)
 #define PKT_TSC (PKT_TIME_NS * VHZ / 1000000000ULL)
+#define SLOT_NS 1000
+#define SLOT_TSC (SLOT_NS * VHZ / 1000000000ULL)
 
 /* rte_sched's rates, bytes per second */
 #define SCHED_PORT_BYTES_PER_S 12500000000ULL /* 100 Gbit/s */
@@ -210,17 +220,17 @@ sched_write(struct rte_sched_port *p, struct rte_mbuf **m, uint32_t *seq,
 	}
 }
 
-static double
+static __rte_noinline double
 run_sched(struct bench *b, unsigned int flows)
 {
 	struct rte_sched_port *p = sched_create(flows);
-	struct rte_mbuf *m[BURST];
+	struct rte_mbuf *m[BURST], *out[BURST];
 	struct rte_sched_subport_stats st;
 	uint32_t seq = 0, tc_ov;
 	uint64_t warm = RTE_MAX(4ULL * flows * DEPTH, 1ULL << 18);
 	uint64_t target = run_packets(flows), deq = 0, cyc = 0, t0, t1;
 	uint64_t queued = 0, i;
-	int n;
+	int n, ne;
 
 	if (p == NULL)
 		fail("rte_sched configuration");
@@ -235,17 +245,14 @@ run_sched(struct bench *b, unsigned int flows)
 		take(b, m, BURST);
 		t0 = rte_rdtsc();
 		sched_write(p, m, &seq, flows);
-		n = rte_sched_port_enqueue(p, m, BURST);
+		ne = rte_sched_port_enqueue(p, m, BURST);
+		n = rte_sched_port_dequeue(p, out, BURST);
 		t1 = rte_rdtsc();
-		if (n != BURST)
+		if (ne != BURST)
 			fail("rte_sched dropped a packet (queue full)");
 		queued += BURST;
-		cyc += i * BURST >= warm ? t1 - t0 : 0;
-		t0 = rte_rdtsc();
-		n = rte_sched_port_dequeue(p, m, BURST);
-		t1 = rte_rdtsc();
 		queued -= (uint64_t)n;
-		give(b, m, (unsigned int)n);
+		give(b, out, (unsigned int)n);
 		if (i * BURST >= warm) {
 			cyc += t1 - t0;
 			deq += (uint64_t)n;
@@ -266,25 +273,44 @@ run_sched(struct bench *b, unsigned int flows)
 
 /* --- pacer: policy + wheel --------------------------------------------- */
 
+struct sent {
+	struct rte_mbuf *m;
+	uint64_t dep_tsc;
+};
+
 struct pacer_path {
 	struct pcr_wheel *w;
 	struct pcr_rate agg_rate, flow_rate;
 	struct pcr_policy agg;
 	struct pcr_policy *flow;
 	uint64_t now_tsc;
-	uint64_t early;
+	struct sent *fifo; /* what was enqueued, in order */
+	uint64_t fifo_head, fifo_tail, fifo_mask;
+	uint64_t early, misordered;
 };
 
+/*
+ * The lengths of the whole burst are read first, as pacer's RX loop does
+ * (its classifier reads every packet before the policy loop): the
+ * aggregate's compare-and-swap is a locked instruction, a full barrier on
+ * x86, so a cold mbuf read after one waits for it and the next packet's
+ * waits for that: one exposed miss per packet, in series. Read up front,
+ * the burst's misses overlap (at 16K flows: 170 ns/pkt -> 39, see
+ * docs/BENCHMARKS.md).
+ */
 static inline void
 pacer_stamp(struct pacer_path *pp, struct rte_mbuf **m, uint64_t *dep,
 	    uint32_t *seq, unsigned int flows)
 {
 	uint64_t now = pcr_fine(pp->now_tsc, VSTART_TSC);
+	uint32_t len[BURST];
 	unsigned int i;
 
+	for (i = 0; i < BURST; i++)
+		len[i] = rte_pktmbuf_pkt_len(m[i]);
 	for (i = 0; i < BURST; i++) {
 		struct pcr_policy *f = &pp->flow[*seq];
-		uint32_t bytes = m[i]->pkt_len;
+		uint32_t bytes = len[i];
 		uint64_t fc = pcr_rate_cost(&pp->flow_rate, bytes);
 		uint64_t fd = pcr_policy_allow(f->empty, now, fc,
 					       pp->flow_rate.burst);
@@ -299,51 +325,87 @@ pacer_stamp(struct pacer_path *pp, struct rte_mbuf **m, uint64_t *dep,
 	}
 }
 
+/* Every packet the wheel has: taken out until a burst comes out short. */
 static inline unsigned int
-pacer_drain(struct bench *b, struct pacer_path *pp)
+pacer_drain(struct pacer_path *pp, struct rte_mbuf **out, unsigned int room)
 {
-	struct rte_mbuf *m[BURST];
-	unsigned int n, k, all = 0;
+	unsigned int n, all = 0;
 
 	do {
-		n = pcr_wheel_dequeue_burst(pp->w, pp->now_tsc, m, BURST);
-		for (k = 0; k < n; k++)
-			if (*pcr_wheel_departure(m[k], b->dyn_off) >
-			    pp->now_tsc + 1000 * VHZ / 1000000000ULL)
-				pp->early++;
-		give(b, m, n);
+		n = RTE_MIN((unsigned int)BURST, room - all);
+		n = pcr_wheel_dequeue_burst(pp->w, pp->now_tsc, out + all, n);
 		all += n;
-	} while (n == BURST);
+	} while (n == BURST && all < room);
 	return all;
 }
 
-static double
+/*
+ * The checks, untimed and without touching an mbuf (reading the departure
+ * the wheel wrote into the mbuf would load a line the wheel's next
+ * enqueue of the same mbuf then finds in cache). The harness keeps its
+ * own record of what it enqueued: here every departure is later than the
+ * one before (the aggregate binds, the flows never do), so the wheel must
+ * hand the packets back in the order they went in, none before its slot.
+ */
+static inline void
+pacer_sent(struct pacer_path *pp, struct rte_mbuf *const *m,
+	   const uint64_t *dep, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct sent *e = &pp->fifo[pp->fifo_tail++ & pp->fifo_mask];
+
+		e->m = m[i];
+		e->dep_tsc = dep[i];
+	}
+}
+
+static inline void
+pacer_check(struct pacer_path *pp, struct rte_mbuf *const *out, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct sent *e =
+			&pp->fifo[pp->fifo_head++ & pp->fifo_mask];
+
+		if (e->m != out[i])
+			pp->misordered++;
+		if (e->dep_tsc > pp->now_tsc + SLOT_TSC)
+			pp->early++;
+	}
+}
+
+static __rte_noinline double
 run_pacer(struct bench *b, unsigned int flows)
 {
 	struct pacer_path pp = {.now_tsc = VSTART_TSC};
 	struct pcr_wheel_params wp;
 	struct pcr_wheel_stats ws;
-	struct rte_mbuf *m[BURST];
+	struct rte_mbuf *m[BURST], *out[8 * BURST];
 	uint64_t dep[BURST];
 	char err[256];
 	uint32_t seq = 0;
 	uint64_t warm = RTE_MAX(4ULL * flows * DEPTH, 1ULL << 18);
 	uint64_t target = run_packets(flows), deq = 0, cyc = 0, t0, t1, i;
-	unsigned int f, n;
+	unsigned int f, n, ne;
 
 	pcr_wheel_params_default(&wp);
 	wp.name = "bench_sched";
 	wp.tsc_hz = VHZ;
 	wp.start_tsc = VSTART_TSC;
-	wp.granularity_ns = 1000;
+	wp.granularity_ns = SLOT_NS;
 	wp.horizon_ns = 2000000000ULL;
 	wp.max_queued = RTE_MAX(wp.max_queued, 2 * flows * DEPTH);
 	if (pcr_wheel_params_check(&wp, err, sizeof(err)) != 0)
 		fail(err);
 	pp.w = pcr_wheel_create(&wp);
 	pp.flow = calloc(flows, sizeof(*pp.flow));
-	if (pp.w == NULL || pp.flow == NULL)
-		fail("wheel or flow array: out of memory");
+	pp.fifo_mask = rte_align64pow2(2ULL * flows * DEPTH) - 1;
+	pp.fifo = calloc(pp.fifo_mask + 1, sizeof(*pp.fifo));
+	if (pp.w == NULL || pp.flow == NULL || pp.fifo == NULL)
+		fail("wheel, flow array or record: out of memory");
 	if (pcr_rate_init(&pp.agg_rate, VAGG_BPS, PCR_BURST_DEFAULT, VHZ) != 0 ||
 	    pcr_rate_init(&pp.flow_rate, 2 * VAGG_BPS / flows, PCR_BURST_DEFAULT,
 			  VHZ) != 0)
@@ -358,26 +420,33 @@ run_pacer(struct bench *b, unsigned int flows)
 		pacer_stamp(&pp, m, dep, &seq, flows);
 		if (pcr_wheel_enqueue_burst(pp.w, m, dep, BURST) != BURST)
 			fail("the wheel refused a backlog packet");
-		pacer_drain(b, &pp);
+		pacer_sent(&pp, m, dep, BURST);
+		n = pacer_drain(&pp, out, RTE_DIM(out));
+		pacer_check(&pp, out, n);
+		give(b, out, n);
 	}
 	for (i = 0; deq < target; i++) {
 		take(b, m, BURST);
 		t0 = rte_rdtsc();
 		pacer_stamp(&pp, m, dep, &seq, flows);
-		n = pcr_wheel_enqueue_burst(pp.w, m, dep, BURST);
+		ne = pcr_wheel_enqueue_burst(pp.w, m, dep, BURST);
 		pp.now_tsc += BURST * PKT_TSC;
-		n = (n == BURST) ? pacer_drain(b, &pp) : 0;
+		n = pacer_drain(&pp, out, RTE_DIM(out));
 		t1 = rte_rdtsc();
+		if (ne != BURST)
+			fail("the wheel refused a packet");
+		pacer_sent(&pp, m, dep, BURST);
+		pacer_check(&pp, out, n);
+		give(b, out, n);
 		if (i * BURST >= warm) {
 			cyc += t1 - t0;
 			deq += n;
 		}
 	}
-	/* pacer_drain's not-early check runs inside the timed part: a
-	 * compare per packet, on a field the wheel's enqueue just wrote */
 	pcr_wheel_stats_get(pp.w, &ws);
-	if (ws.refused != 0 || ws.dropped != 0 || pp.early != 0)
-		fail("the wheel refused, dropped or sent early");
+	if (ws.refused != 0 || ws.dropped != 0 || pp.early != 0 ||
+	    pp.misordered != 0)
+		fail("the wheel refused, dropped, sent early or out of order");
 	if (ws.enqueued != ws.dequeued + ws.queued)
 		fail("the wheel's counters do not conserve");
 	for (;;) {
@@ -388,6 +457,7 @@ run_pacer(struct bench *b, unsigned int flows)
 	}
 	pcr_wheel_free(pp.w);
 	free(pp.flow);
+	free(pp.fifo);
 	return (double)cyc * b->tsc_ns / (double)deq;
 }
 
