@@ -175,8 +175,16 @@ flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 	}
 }
 
+/*
+ * Receive, timestamp and queue one burst of at most @p nb packets from @p q.
+ * A lcore that also transmits (one worker: RX and TX on it) learns here
+ * what a packet costs it to receive, from the PMD's copy to the wheel's
+ * inbox, as a moving average (rx_cost16), and whether packets are coming
+ * in (rx_paced: its next poll is sized by rx_burst_size(); an idle poll
+ * is not, so an idle loop stays short).
+ */
 static void
-rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
+rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 {
 	struct rte_mbuf *pkts[PCR_RX_BURST], *out[PCR_RX_BURST];
 	struct pcr_pkt_info info[PCR_RX_BURST];
@@ -196,9 +204,13 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q)
 	unsigned int i, k = 0, sent;
 	uint16_t n;
 
-	n = rte_eth_rx_burst(q->port, q->queue, pkts, PCR_RX_BURST);
-	if (n == 0)
+	uint64_t t0 = (lc->roles & PCR_ROLE_TX) ? rte_rdtsc() : 0;
+
+	n = rte_eth_rx_burst(q->port, q->queue, pkts, nb);
+	if (n == 0) {
+		lc->rx_paced = false;
 		return;
+	}
 	now_tsc = rte_rdtsc();
 	now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
 	/* held until this lcore's next quiescent report (RCU) */
@@ -318,15 +330,23 @@ horizon:
 		eg_st->drop_horizon++;
 		rte_pktmbuf_free(m);
 	}
-	if (k == 0)
-		return;
-	sent = pcr_wheel_enqueue_burst(eg->tx->wheel, out, dep_tsc, k);
-	for (i = sent; i < k; i++) {
-		__atomic_fetch_sub(&fl[i]->queued,
-				   pcr_q(rte_pktmbuf_pkt_len(out[i])),
-				   __ATOMIC_RELEASE);
-		eg_st->drop_inbox++;
-		rte_pktmbuf_free(out[i]);
+	if (k != 0) {
+		sent = pcr_wheel_enqueue_burst(eg->tx->wheel, out, dep_tsc, k);
+		for (i = sent; i < k; i++) {
+			__atomic_fetch_sub(&fl[i]->queued,
+					   pcr_q(rte_pktmbuf_pkt_len(out[i])),
+					   __ATOMIC_RELEASE);
+			eg_st->drop_inbox++;
+			rte_pktmbuf_free(out[i]);
+		}
+	}
+	if (t0 != 0) {
+		lc->rx_queued |= k != 0;
+		lc->rx_paced = true;
+		/* average over about 8 bursts, per packet, x 16 */
+		uint64_t c16 = (rte_rdtsc() - t0) * 16 / n;
+
+		lc->rx_cost16 = lc->rx_cost16 - lc->rx_cost16 / 8 + c16 / 8;
 	}
 }
 
@@ -505,6 +525,86 @@ tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 			break;
 }
 
+/*
+ * When @p tp next has a packet to hand over, as TSC: the end of the first
+ * non-empty level-0 slot (tx_port_burst() takes a slot once its end has
+ * passed; with send-on-timestamp that much earlier), or now while a
+ * partial burst waits for the PMD. UINT64_MAX when the levels are empty
+ * (the wheel's inbox aside: see rx_burst_size()).
+ */
+static inline uint64_t
+tx_port_next_due(struct pcr_txport *tp, uint64_t now_tsc)
+{
+	uint64_t next;
+
+	if (tp->n_pend != 0)
+		return now_tsc;
+	next = pcr_wheel_next_tsc(tp->wheel);
+	if (next == UINT64_MAX)
+		return next;
+	next += tp->gran_tsc;
+	if (tp->offload_tsc != 0 && pcr_clock_nic_valid(tp->port))
+		next -= RTE_MIN(next, tp->offload_tsc);
+	return next;
+}
+
+/* The first departure due on any port @p lc transmits for. */
+static uint64_t
+lcore_next_due(const struct pcr_lcore *lc, uint64_t now_tsc)
+{
+	uint64_t due = UINT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < lc->n_tx; i++)
+		due = RTE_MIN(due, tx_port_next_due(lc->tx[i], now_tsc));
+	return due;
+}
+
+/*
+ * How many packets a lcore that is also the TX lcore of its ports may
+ * receive now without making a departure late: as many as it can receive
+ * (rx_cost16) before the first of its ports has a packet due, between
+ * PCR_RX_BURST_MIN and PCR_RX_BURST. Sends what is due first, and first of
+ * all what its last RX bursts queued (they sit in the wheels' inboxes,
+ * which pcr_wheel_next_tsc() does not see, and may be due at once). With
+ * one worker doing both, a full burst from a PMD that copies (net_pcap:
+ * about 1 us a 1500-byte frame) would hold a due departure back by tens of
+ * microseconds; a burst sized to the time left does not, and where nothing
+ * is queued, or the next departure is far, RX still takes full bursts.
+ */
+static uint16_t
+rx_burst_size(struct pcr_lcore *lc)
+{
+	uint64_t now = rte_rdtsc(), due, n;
+	unsigned int i;
+
+	if (lc->rx_queued) {
+		for (i = 0; i < lc->n_tx; i++)
+			tx_port_poll(lc->tx[i], now);
+		lc->rx_queued = false;
+		now = rte_rdtsc();
+	}
+	due = lcore_next_due(lc, now);
+	if (due == UINT64_MAX)
+		return PCR_RX_BURST;
+	if (due <= now) {
+		for (i = 0; i < lc->n_tx; i++)
+			tx_port_poll(lc->tx[i], now);
+		now = rte_rdtsc();
+		due = lcore_next_due(lc, now);
+		if (due == UINT64_MAX)
+			return PCR_RX_BURST;
+		if (due <= now)
+			return PCR_RX_BURST_MIN;
+	}
+	if (lc->rx_cost16 == 0)
+		return PCR_RX_BURST;
+	n = (due - now) * 16 / lc->rx_cost16;
+	if (n >= PCR_RX_BURST)
+		return PCR_RX_BURST;
+	return n > PCR_RX_BURST_MIN ? (uint16_t)n : PCR_RX_BURST_MIN;
+}
+
 /* What the control lcore asked of this port's wheel (its consumer's job). */
 static inline void
 tx_port_requests(struct pcr_txport *tp)
@@ -601,7 +701,10 @@ pcr_worker_main(void *arg)
 				if (__atomic_load_n(&pcr_app.forwarding,
 						    __ATOMIC_ACQUIRE))
 					for (i = 0; i < lc->n_rxq; i++)
-						rx_queue_poll(lc, &lc->rxq[i]);
+						rx_queue_poll(lc, &lc->rxq[i],
+							      lc->rx_paced ?
+								      rx_burst_size(lc) :
+								      PCR_RX_BURST);
 				flowtab_age(lc, rte_rdtsc());
 			} else if (!lc->rx_stopped) {
 				__atomic_store_n(&lc->rx_stopped, true,
@@ -620,6 +723,7 @@ pcr_worker_main(void *arg)
 			now = rte_rdtsc();
 			for (i = 0; i < lc->n_tx; i++)
 				tx_port_poll(lc->tx[i], now);
+			lc->rx_queued = false;
 			if (st == PCR_STOP_RX && all_rx_stopped()) {
 				bool empty = true;
 

@@ -48,6 +48,11 @@
 #define PCR_TX_CATCHUP 8
 #endif
 #define PCR_MAX_RXQ 16      /**< RX queues one lcore polls */
+/* smallest RX burst a lcore that also transmits asks for when a departure
+ * is near (see rx_burst_size() in dataplane.c) */
+#ifndef PCR_RX_BURST_MIN
+#define PCR_RX_BURST_MIN 4
+#endif
 
 /* Log types: pacer.main (start-up, shutdown, run-time events), pacer.ctl
  * (what the CLI and telemetry change; INFO, shown with
@@ -358,6 +363,10 @@ struct pcr_lcore {
 	unsigned int n_tx;
 	struct pcr_flowtab *ft;
 	struct pcr_lstats *st;   /**< [n_ports] */
+	/* RX cost per packet, TSC x 16, a moving average (RX+TX lcores) */
+	uint64_t rx_cost16;
+	bool rx_queued;          /**< RX queued packets since TX last ran */
+	bool rx_paced;           /**< size the next RX burst: rx_burst_size() */
 	/* control handshake */
 	uint32_t sync_seen;
 	uint32_t sync_ack;
