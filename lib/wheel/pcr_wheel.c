@@ -60,6 +60,9 @@ RTE_LOG_REGISTER(pcr_wheel_logtype, pacer.wheel, NOTICE);
 #define CASCADE_PREFETCH   16
 /* l0_drain() prefetches the level-0 slot this many slots ahead. */
 #define DRAIN_PREFETCH     8
+/* A level-1 cascade is sorted into a run from this many entries per slot
+ * of level 0 on (nslots / RUN_MIN_DIV entries; see run_build()). */
+#define RUN_MIN_DIV        4
 
 /*
  * Level-0 slot: a circular array of slot_capacity mbuf pointers in
@@ -95,7 +98,7 @@ struct far_slot {
 	struct far_chunk *head;
 	struct far_chunk *tail;
 	uint32_t tail_count; /* entries in the tail chunk */
-	uint32_t pad;
+	uint32_t nchunks;    /* chunks in the chain */
 };
 
 /* Consumer counters; written by the consumer under `seq`. */
@@ -107,6 +110,7 @@ struct wheel_ccounters {
 	uint64_t horizon_cap;
 	uint64_t spill;
 	uint64_t cascaded;
+	uint64_t sorted;
 	uint64_t advances;
 	uint64_t occ[PCR_WHEEL_MAX_LEVELS];
 };
@@ -143,9 +147,19 @@ struct pcr_wheel {
 	struct far_chunk *chunks;  /* the pool's memory */
 	struct far_chunk *free_chunks;
 	void *l0_mem;
+	/* level 0's run (run_build()): the sorted mbufs of one level-1 slot */
+	struct rte_mbuf **run;
+	uint32_t *run_end;         /* per slot: end of its entries in run */
+	uint64_t *abm;             /* level-0 slots with array entries */
+	uint64_t *rbm;             /* level-0 slots with run entries */
+	uint32_t run_cap;          /* entries run holds; 0: no run */
+	uint32_t run_min;          /* smallest cascade sorted into a run */
 
 	/* Consumer read-write state. */
 	uint64_t cur_tick __rte_cache_aligned;
+	uint32_t run_pos;          /* next run entry to emit */
+	uint32_t run_len;          /* entries in the run */
+	unsigned int run_slot;     /* slot of run[run_pos]; nslots: none */
 	/* bit w of summary[l]: word w of level l's bitmap is not zero */
 	uint64_t summary[PCR_WHEEL_MAX_LEVELS];
 	rte_seqcount_t seq;
@@ -366,6 +380,38 @@ bitmap_words(unsigned int slot_bits)
 	return slot_bits >= 6 ? 1U << (slot_bits - 6) : 1;
 }
 
+/*
+ * Entries level 0's run holds: a level-1 slot's worth, as much as level 0
+ * could hold (S x C) and the far levels are sized for (max_queued); a
+ * bigger cascade takes the per-slot path. No run with one level or with
+ * level-0 rings.
+ */
+static uint32_t
+run_capacity(const struct pcr_wheel_params *p)
+{
+#ifdef PCR_WHEEL_L0_RING
+	RTE_SET_USED(p);
+	return 0;
+#else
+	uint64_t sc = (uint64_t)p->slot_capacity << p->slot_bits;
+
+	if (p->levels == 1)
+		return 0;
+	return (uint32_t)RTE_MIN(sc, (uint64_t)p->max_queued);
+#endif
+}
+
+/* Bytes of the run and its slot ends. */
+static size_t
+run_size(const struct pcr_wheel_params *p)
+{
+	if (run_capacity(p) == 0)
+		return 0;
+	return RTE_ALIGN_CEIL((size_t)run_capacity(p) * sizeof(void *) +
+				      ((size_t)sizeof(uint32_t) << p->slot_bits),
+			      RTE_CACHE_LINE_SIZE);
+}
+
 size_t
 pcr_wheel_memsize(const struct pcr_wheel_params *in)
 {
@@ -381,9 +427,11 @@ pcr_wheel_memsize(const struct pcr_wheel_params *in)
 	sz += RTE_ALIGN_CEIL(sizeof(struct __pcr_wheel_pcounters) *
 				     (RTE_MAX_LCORE + 1),
 			     RTE_CACHE_LINE_SIZE);
-	sz += RTE_ALIGN_CEIL((size_t)p.levels * bitmap_words(p.slot_bits) *
+	/* the levels' bitmaps, then level 0's abm and rbm */
+	sz += RTE_ALIGN_CEIL((size_t)(p.levels + 2) * bitmap_words(p.slot_bits) *
 				     sizeof(uint64_t),
 			     RTE_CACHE_LINE_SIZE);
+	sz += run_size(&p);
 	sz += l0_heads_size(s);
 	sz += l0_store_size(s, p.slot_capacity);
 	sz += RTE_ALIGN_CEIL((size_t)(p.levels - 1) * s *
@@ -457,9 +505,23 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 		sizeof(struct __pcr_wheel_pcounters) * (RTE_MAX_LCORE + 1),
 		RTE_CACHE_LINE_SIZE, p.socket_id);
 	w->bitmap = rte_zmalloc_socket("pcr_wheel_bitmap",
-				       (size_t)p.levels * w->words *
+				       (size_t)(p.levels + 2) * w->words *
 					       sizeof(uint64_t),
 				       RTE_CACHE_LINE_SIZE, p.socket_id);
+	if (w->bitmap != NULL) {
+		w->abm = w->bitmap + (size_t)p.levels * w->words;
+		w->rbm = w->abm + w->words;
+	}
+	w->run_cap = run_capacity(&p);
+	w->run_min = RTE_MAX(s / RUN_MIN_DIV, 1U);
+	w->run_slot = s;
+	if (w->run_cap > 0) {
+		w->run = rte_malloc_socket("pcr_wheel_run", run_size(&p),
+					   RTE_CACHE_LINE_SIZE, p.socket_id);
+		if (w->run == NULL)
+			goto nomem;
+		w->run_end = (uint32_t *)(void *)(w->run + w->run_cap);
+	}
 	w->l0_mem = rte_zmalloc_socket("pcr_wheel_l0_store",
 				       l0_store_size(s, p.slot_capacity),
 				       RTE_CACHE_LINE_SIZE, p.socket_id);
@@ -532,6 +594,7 @@ fail:
 		rte_free(w->l0_mem);
 		rte_free(w->far);
 		rte_free(w->chunks);
+		rte_free(w->run);
 		rte_free(w);
 		rte_errno = e;
 	}
@@ -711,19 +774,37 @@ l0_head(struct rte_mbuf **mb, unsigned int slot)
 	return (struct l0_slot *)(void *)&mb[(size_t)slot * L0_LINE_PTRS];
 }
 
+/*
+ * Entries of the run still to leave from level-0 slot @slot: they count
+ * against the slot's capacity and leave before its array's. Only slots
+ * at or after run_slot have any (run_slot is nslots without a run).
+ */
+static inline uint32_t
+run_left(const struct pcr_wheel *w, unsigned int slot)
+{
+	uint32_t start;
+
+	if (slot < w->run_slot)
+		return 0;
+	start = slot == 0 ? 0 : w->run_end[slot - 1];
+	return w->run_end[slot] - RTE_MAX(start, w->run_pos);
+}
+
 static inline bool
 l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
 {
 	struct l0_slot *s = l0_head(w->l0_mbufs, slot);
 	uint32_t tail = s->tail, count = tail - s->head;
 
-	if (unlikely(count == w->slot_capacity))
+	if (unlikely(count + run_left(w, slot) >= w->slot_capacity))
 		return false;
 	w->l0_mbufs[l0_index(w, slot,
 			     (tail & (w->slot_capacity - 1)) + 1)] = m;
 	s->tail = tail + 1;
-	if (count == 0)
+	if (count == 0) {
+		w->abm[slot >> 6] |= 1ULL << (slot & 63);
 		bit_set(w, 0, slot);
+	}
 	return true;
 }
 
@@ -744,10 +825,13 @@ l0_prefetch(const struct pcr_wheel *w, unsigned int slot)
 struct l0_view {
 	struct rte_mbuf **mb;
 	uint64_t *bm;
+	uint64_t *abm;
+	const struct pcr_wheel *w; /* for run_left() */
 	uint64_t sum;
 	uint32_t cap;
 	uint32_t cmask;
 	unsigned int line_shift;
+	unsigned int run_slot;
 };
 
 static __rte_always_inline void
@@ -755,10 +839,13 @@ l0_view_get(const struct pcr_wheel *w, struct l0_view *v)
 {
 	v->mb = w->l0_mbufs;
 	v->bm = w->bitmap; /* level 0's words come first */
+	v->abm = w->abm;
+	v->w = w;
 	v->sum = w->summary[0];
 	v->cap = w->slot_capacity;
 	v->cmask = w->slot_capacity - 1;
 	v->line_shift = w->l0_line_shift;
+	v->run_slot = w->run_slot;
 }
 
 static __rte_always_inline void
@@ -774,13 +861,16 @@ l0_push_v(struct l0_view *v, unsigned int slot, struct rte_mbuf *m)
 	struct l0_slot *s = l0_head(v->mb, slot);
 	uint32_t tail = s->tail, count = tail - s->head, j;
 
-	if (unlikely(count == v->cap))
+	if (unlikely(slot >= v->run_slot))
+		count += run_left(v->w, slot);
+	if (unlikely(count >= v->cap))
 		return false;
 	j = (tail & v->cmask) + 1;
 	v->mb[((size_t)(j / L0_LINE_PTRS) << v->line_shift) +
 	      (size_t)slot * L0_LINE_PTRS + j % L0_LINE_PTRS] = m;
 	s->tail = tail + 1;
-	if (count == 0) {
+	if (tail == s->head) {
+		v->abm[slot >> 6] |= 1ULL << (slot & 63);
 		v->bm[slot >> 6] |= 1ULL << (slot & 63);
 		v->sum |= 1ULL << (slot >> 6);
 	}
@@ -816,7 +906,9 @@ l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
 		/* empty: restart at index 0, the line just read */
 		s->head = 0;
 		s->tail = 0;
-		bit_clear(w, 0, slot);
+		w->abm[slot >> 6] &= ~(1ULL << (slot & 63));
+		if (slot < w->run_slot) /* else the run still has some */
+			bit_clear(w, 0, slot);
 	} else {
 		s->head = h + k;
 	}
@@ -858,6 +950,7 @@ far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
 		}
 		fs->tail = nc;
 		fs->tail_count = 0;
+		fs->nchunks++;
 		c = nc;
 	}
 	e = &c->e[fs->tail_count++];
@@ -1072,6 +1165,220 @@ chunk_prefetch(const struct far_chunk *ch)
 		rte_prefetch0(RTE_PTR_ADD(ch, off));
 }
 
+/* --- level 0's run -------------------------------------------------------- */
+
+/*
+ * A level-1 slot cascades into level 0 as a whole, at the start of its
+ * block, and at 1M queued it holds thousands of packets for 4096 level-0
+ * slots, about two each. Pushing them one by one writes one line in each
+ * of 4096 slots (256 KiB) and reads it back up to a block later, when it
+ * has left the caches; the drain then pays per slot. Instead, when the
+ * cascade is big (run_min entries and more, level 0 empty) it is
+ * counting-sorted by slot into one contiguous array, the run: a pass that
+ * counts per slot, a prefix sum, a pass that scatters the mbufs into
+ * place (stable: FIFO within a slot is the chunks' order). run_end[s] is
+ * where slot s's entries end. The drain then copies whole ranges of the
+ * run (run_drain()). Packets that reach level 0 any other way (placed
+ * directly, late, spilled, cascaded from level 2 and up, or a cascade
+ * that takes the per-slot path) go to the slots' arrays as before; in a
+ * slot the run's entries leave first, as they were taken from the inbox
+ * first (the array can only receive packets for a slot of cur's block
+ * once the block's level-1 slot has cascaded). Level 0's bitmap (and
+ * summary) marks slots with packets in either; abm marks the arrays, rbm
+ * the run's slots (as built; run_slot moves on as the run drains).
+ *
+ * Same outcome as the per-slot push, by construction: level 0 is empty
+ * when the run is built, and a slot with more than slot_capacity entries
+ * (which would spill) sends the whole cascade to the per-slot path.
+ */
+static bool
+run_build(struct pcr_wheel *w, struct far_chunk *head,
+	  const struct far_chunk *tail, uint32_t tail_count, uint32_t total)
+{
+	uint32_t *cnt = w->run_end;
+	struct rte_mbuf **run = w->run;
+	const uint32_t mask = w->mask, cap = w->slot_capacity;
+	const unsigned int nslots = w->nslots;
+	const unsigned int nb = RTE_MIN(nslots, 64U);
+	uint64_t sum = 0;
+	uint32_t off = 0, over = 0;
+	struct far_chunk *ch;
+	unsigned int wi, b;
+
+	if (total < w->run_min || total > w->run_cap || w->summary[0] != 0)
+		return false;
+	memset(cnt, 0, nslots * sizeof(*cnt));
+	for (ch = head; ch != NULL; ch = ch->next) {
+		uint32_t n = ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES;
+		uint32_t i;
+
+		if (ch->next != NULL)
+			chunk_prefetch(ch->next);
+		for (i = 0; i < n; i++)
+			cnt[ch->e[i].tick & mask]++;
+	}
+	/* counts -> starts; the slots with entries; any over capacity? */
+	for (wi = 0; wi < w->words; wi++) {
+		uint32_t *cw = cnt + (size_t)wi * 64;
+		uint64_t bits = 0;
+
+		for (b = 0; b < nb; b++) {
+			uint32_t k = cw[b];
+
+			cw[b] = off;
+			off += k;
+			over |= k > cap;
+			bits |= (uint64_t)(k != 0) << b;
+		}
+		w->rbm[wi] = bits;
+		if (bits != 0)
+			sum |= 1ULL << wi;
+	}
+	if (over)
+		return false; /* a slot would spill: the per-slot path */
+	for (ch = head; ch != NULL; ch = ch->next) {
+		uint32_t n = ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES;
+		uint32_t i;
+
+		for (i = 0; i < n; i++)
+			run[cnt[ch->e[i].tick & mask]++] = ch->e[i].m;
+	}
+	/* level 0 was empty: its bitmap is the run's */
+	memcpy(w->bitmap, w->rbm, w->words * sizeof(uint64_t));
+	w->summary[0] = sum;
+	w->run_pos = 0;
+	w->run_len = total;
+	wi = __builtin_ctzll(sum);
+	w->run_slot = (wi << 6) + __builtin_ctzll(w->rbm[wi]);
+	return true;
+}
+
+/* Bits of word @wi of a bitmap that fall in slots [@lo, @hi]. */
+static inline uint64_t
+range_bits(unsigned int wi, unsigned int lo, unsigned int hi)
+{
+	uint64_t m = ~0ULL;
+
+	if (wi == lo >> 6)
+		m &= ~0ULL << (lo & 63);
+	if (wi == hi >> 6)
+		m &= ~0ULL >> (63 - (hi & 63));
+	return m;
+}
+
+/* First set bit of @bm in [@lo, @hi]; hi + 1 if none. */
+static inline unsigned int
+bits_first(const uint64_t *bm, unsigned int lo, unsigned int hi)
+{
+	unsigned int wi;
+
+	for (wi = lo >> 6; wi <= hi >> 6; wi++) {
+		uint64_t x = bm[wi] & range_bits(wi, lo, hi);
+
+		if (x != 0)
+			return (wi << 6) + __builtin_ctzll(x);
+	}
+	return hi + 1;
+}
+
+/* Last set bit of @bm in [@lo, @hi], which has one. */
+static inline unsigned int
+bits_last(const uint64_t *bm, unsigned int lo, unsigned int hi)
+{
+	unsigned int wi = hi >> 6;
+
+	for (;; wi--) {
+		uint64_t x = bm[wi] & range_bits(wi, lo, hi);
+
+		if (x != 0)
+			return (wi << 6) + 63 - __builtin_clzll(x);
+	}
+}
+
+/* Set bits of @bm in [@lo, @hi]. */
+static inline unsigned int
+bits_count(const uint64_t *bm, unsigned int lo, unsigned int hi)
+{
+	unsigned int wi, n = 0;
+
+	for (wi = lo >> 6; wi <= hi >> 6; wi++)
+		n += __builtin_popcountll(bm[wi] & range_bits(wi, lo, hi));
+	return n;
+}
+
+/* The slot in [@lo, @hi] that holds run entry @x (it is in that range). */
+static inline unsigned int
+run_slot_of(const struct pcr_wheel *w, unsigned int lo, unsigned int hi,
+	    uint32_t x)
+{
+	/* first s with run_end[s] > x */
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (w->run_end[mid] > x)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * Emit from the run, starting at slot @j == run_slot (the first level-0
+ * slot with packets at or after cur's, @pos), through slot @tslot (the
+ * last due) at most, but no further than the first slot with array
+ * entries (they leave after that slot's run entries). Up to @room
+ * packets. Clears the level-0 bits of the slots it empties, counts the
+ * clock's jumps into *@adv and returns in *@curslot the slot the clock
+ * moves to: the last one emitted from when it stops for @room, else the
+ * last one it covered.
+ */
+static unsigned int
+run_drain(struct pcr_wheel *w, unsigned int j, unsigned int pos,
+	  unsigned int tslot, struct rte_mbuf **out, unsigned int room,
+	  unsigned int *curslot, unsigned int *adv)
+{
+	uint64_t *bm = w->bitmap; /* level 0's words */
+	const uint64_t *abm = w->abm;
+	struct rte_mbuf *const *src = w->run + w->run_pos;
+	unsigned int e, hi, clr, wi;
+	uint32_t avail, k, i, p;
+
+	e = bits_first(abm, j, tslot);
+	if (e > tslot)
+		e = tslot;
+	avail = w->run_end[e] - w->run_pos;
+	k = RTE_MIN(avail, (uint32_t)room);
+	for (i = 0; i < k; i++)
+		out[i] = src[i];
+	p = w->run_pos + k;
+	w->run_pos = p;
+	if (k < avail) {
+		/* stopped inside the range: at run entry p's slot */
+		unsigned int nxt = run_slot_of(w, j, e, p);
+
+		hi = run_slot_of(w, j, nxt, p - 1);
+		w->run_slot = nxt;
+		clr = nxt; /* slots before it are done */
+	} else {
+		hi = k == room ? bits_last(w->rbm, j, e) : e;
+		w->run_slot = p == w->run_len ? w->nslots
+			      : e + 1 < w->nslots
+				      ? bits_first(w->rbm, e + 1, w->nslots - 1)
+				      : w->nslots;
+		clr = e + 1;
+	}
+	*adv += bits_count(bm, j, hi) - (j == pos);
+	/* slots [j, clr) have no run entries left: keep those with arrays */
+	for (wi = j >> 6; clr > j && wi <= (clr - 1) >> 6; wi++) {
+		bm[wi] &= ~range_bits(wi, j, clr - 1) | abm[wi];
+		if (bm[wi] == 0)
+			w->summary[0] &= ~(1ULL << wi);
+	}
+	*curslot = hi;
+	return k;
+}
+
 /*
  * Move a far slot's packets down to nearer levels (relative to cur_tick,
  * which is the slot's start). A level-1 slot goes to level 0 as a whole, so
@@ -1090,6 +1397,23 @@ wheel_cascade(struct pcr_wheel *w, struct wheel_ccounters *c,
 	fs->tail = NULL;
 	fs->tail_count = 0;
 	bit_clear(w, level, slot);
+	if (level == 1 && ch != NULL) {
+		uint32_t total = (fs->nchunks - 1) * PCR_WHEEL_CHUNK_ENTRIES +
+				 tail_count;
+
+		fs->nchunks = 0;
+		if (run_build(w, ch, tail, tail_count, total)) {
+			/* the whole chain back to the pool at once */
+			tail->next = w->free_chunks;
+			w->free_chunks = ch;
+			c->occ[0] += total;
+			c->occ[1] -= total;
+			c->cascaded += total;
+			c->sorted += total;
+			return;
+		}
+	}
+	fs->nchunks = 0;
 	while (ch != NULL) {
 		uint32_t n = ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES;
 		uint32_t i;
@@ -1277,6 +1601,17 @@ l0_drain(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t target,
 		ev = block + j;
 		if (ev > target)
 			break;
+		if (j == w->run_slot) {
+			/* the run's next slot: copy out a range of slots */
+			unsigned int tslot = target - block >= w->mask
+						     ? w->mask
+						     : target - block, hi;
+
+			cnt += run_drain(w, j, pos, tslot, mbufs + cnt, n - cnt,
+					 &hi, &adv);
+			cur = block + hi;
+			continue;
+		}
 		if (ev != cur) {
 			cur = ev;
 			adv++;
@@ -1440,6 +1775,7 @@ pcr_wheel_stats_get(const struct pcr_wheel *w, struct pcr_wheel_stats *s)
 		c.horizon_cap = LOAD(w->c.horizon_cap);
 		c.spill = LOAD(w->c.spill);
 		c.cascaded = LOAD(w->c.cascaded);
+		c.sorted = LOAD(w->c.sorted);
 		c.advances = LOAD(w->c.advances);
 		for (i = 0; i < w->levels; i++)
 			c.occ[i] = LOAD(w->c.occ[i]);
@@ -1468,6 +1804,7 @@ pcr_wheel_stats_get(const struct pcr_wheel *w, struct pcr_wheel_stats *s)
 	s->horizon_cap = c.horizon_cap;
 	s->spill = c.spill;
 	s->cascaded = c.cascaded;
+	s->sorted = c.sorted;
 	s->advances = c.advances;
 	s->levels = w->levels;
 	for (i = 0; i < w->levels; i++) {
@@ -1520,5 +1857,6 @@ pcr_wheel_free(struct pcr_wheel *w)
 	rte_free(w->l0_mem);
 	rte_free(w->far);
 	rte_free(w->chunks);
+	rte_free(w->run);
 	rte_free(w);
 }
