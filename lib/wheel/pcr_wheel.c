@@ -94,12 +94,26 @@ struct far_chunk {
 };
 
 
+/*
+ * Chunks are aligned to their size, so the tail's next free entry says
+ * both where to write and, at the chunk's end, that it is full.
+ */
 struct far_slot {
 	struct far_chunk *head;
-	struct far_chunk *tail;
-	uint32_t tail_count; /* entries in the tail chunk */
-	uint32_t nchunks;    /* chunks in the chain */
+	struct far_entry *pos; /* next free entry in the tail; NULL: empty */
+	uint32_t nchunks;      /* chunks in the chain */
+	uint32_t pad;
 };
+
+#define CHUNK_SIZE sizeof(struct far_chunk)
+
+/* The chunk that holds the entry before @pos (its last one, if full). */
+static inline struct far_chunk *
+chunk_of(const struct far_entry *pos)
+{
+	return (struct far_chunk *)RTE_ALIGN_FLOOR((uintptr_t)(pos - 1),
+						   CHUNK_SIZE);
+}
 
 /* Consumer counters; written by the consumer under `seq`. */
 struct wheel_ccounters {
@@ -556,10 +570,11 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 						    sizeof(*w->far),
 					    RTE_CACHE_LINE_SIZE, p.socket_id);
 		nchunks = chunk_count(&p);
+		RTE_BUILD_BUG_ON(!RTE_IS_POWER_OF_2(CHUNK_SIZE));
 		w->chunks = rte_malloc_socket("pcr_wheel_chunks",
 					      (size_t)nchunks *
 						      sizeof(struct far_chunk),
-					      RTE_CACHE_LINE_SIZE, p.socket_id);
+					      CHUNK_SIZE, p.socket_id);
 		if (w->far == NULL || w->chunks == NULL)
 			goto nomem;
 		for (i = 0; i < nchunks; i++) {
@@ -924,36 +939,44 @@ far_slot_of(const struct pcr_wheel *w, unsigned int level, unsigned int slot)
 	return &w->far[(size_t)(level - 1) * w->nslots + slot];
 }
 
+/* A new tail chunk for @fs (empty or full); NULL when the pool is empty. */
+static __rte_noinline struct far_entry *
+far_new_chunk(struct pcr_wheel *w, struct far_slot *fs, unsigned int level,
+	      unsigned int slot)
+{
+	struct far_chunk *nc = w->free_chunks;
+
+	if (unlikely(nc == NULL))
+		return NULL;
+	w->free_chunks = nc->next;
+	/* the next allocation reads its first line: start that now */
+	rte_prefetch0_write(w->free_chunks);
+	nc->next = NULL;
+	if (fs->pos == NULL) {
+		fs->head = nc;
+		bit_set(w, level, slot);
+	} else {
+		chunk_of(fs->pos)->next = nc;
+	}
+	fs->nchunks++;
+	return nc->e;
+}
+
 /* Append to a far slot; false when the chunk pool is empty. */
-static inline bool
+static __rte_always_inline bool
 far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
 	 struct rte_mbuf *m, uint64_t tick)
 {
 	struct far_slot *fs = far_slot_of(w, level, slot);
-	struct far_chunk *c = fs->tail;
-	struct far_entry *e;
+	struct far_entry *e = fs->pos;
 
-	if (unlikely(c == NULL || fs->tail_count == PCR_WHEEL_CHUNK_ENTRIES)) {
-		struct far_chunk *nc = w->free_chunks;
-
-		if (unlikely(nc == NULL))
+	/* NULL (no chunk) or a chunk's end (full): both aligned */
+	if (unlikely(((uintptr_t)e & (CHUNK_SIZE - 1)) == 0)) {
+		e = far_new_chunk(w, fs, level, slot);
+		if (unlikely(e == NULL))
 			return false;
-		w->free_chunks = nc->next;
-		/* the next allocation reads its first line: start that now */
-		rte_prefetch0_write(w->free_chunks);
-		nc->next = NULL;
-		if (c == NULL) {
-			fs->head = nc;
-			bit_set(w, level, slot);
-		} else {
-			c->next = nc;
-		}
-		fs->tail = nc;
-		fs->tail_count = 0;
-		fs->nchunks++;
-		c = nc;
 	}
-	e = &c->e[fs->tail_count++];
+	fs->pos = e + 1;
 	e->m = m;
 	e->tick = tick;
 	/*
@@ -1070,29 +1093,31 @@ wheel_insert(struct pcr_wheel *w, struct wheel_ccounters *c,
  * first computes the ticks and prefetches the slot heads the second will
  * read, so their misses overlap instead of queueing one by one.
  */
-static inline void
-wheel_insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
-		   const struct __pcr_wheel_entry *e, unsigned int n)
+static __rte_always_inline void
+insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
+	     const struct __pcr_wheel_entry *e, unsigned int n, const bool two)
 {
 	uint64_t tick[INBOX_BURST];
 	const uint64_t cur = w->cur_tick, horizon = w->horizon_ticks;
 	const unsigned int sb = w->slot_bits;
 	const uint32_t mask = w->mask;
 	/* level 1 takes every far tick (2 levels), or those of cur's block */
-	const bool far_all = w->levels == 2, far = w->levels > 1;
-	struct far_slot *const far1 = w->far;
+	const bool far_all = two || w->levels == 2, far = two || w->levels > 1;
 	uint64_t occ0 = 0, occ1 = 0;
 	struct l0_view v;
 	unsigned int i;
 
+	/*
+	 * The far slots' heads are not prefetched: a far level's active
+	 * heads (one per level-1 slot the departures span, 24 B each: 6 KiB
+	 * for 1 s) stay in L1 as it is; level 0's lines do not.
+	 */
 	for (i = 0; i < n; i++) {
-		uint64_t t = wheel_tick_of(w, e[i].tsc), d = (t ^ cur) >> sb;
+		uint64_t t = wheel_tick_of(w, e[i].tsc);
 
 		tick[i] = t;
-		if (d == 0)
+		if (((t ^ cur) >> sb) == 0)
 			l0_prefetch(w, t & mask);
-		else if (far && (far_all || (d >> sb) == 0))
-			rte_prefetch0(&far1[(t >> sb) & mask]);
 	}
 	/*
 	 * The common cases inline: due within the horizon, for level 0 or
@@ -1126,6 +1151,16 @@ wheel_insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
 	c->occ[0] += occ0;
 	if (far)
 		c->occ[1] += occ1;
+}
+
+static inline void
+wheel_insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
+		   const struct __pcr_wheel_entry *e, unsigned int n)
+{
+	if (w->levels == 2)
+		insert_burst(w, c, e, n, true);
+	else
+		insert_burst(w, c, e, n, false);
 }
 
 static void
@@ -1389,13 +1424,16 @@ wheel_cascade(struct pcr_wheel *w, struct wheel_ccounters *c,
 	      unsigned int level, unsigned int slot)
 {
 	struct far_slot *fs = far_slot_of(w, level, slot);
-	struct far_chunk *ch = fs->head, *tail = fs->tail, *next;
-	uint32_t tail_count = fs->tail_count;
+	struct far_chunk *ch = fs->head, *tail, *next;
+	uint32_t tail_count;
 	uint64_t moved = 0;
 
+	if (fs->pos == NULL)
+		return;
+	tail = chunk_of(fs->pos);
+	tail_count = fs->pos - tail->e;
 	fs->head = NULL;
-	fs->tail = NULL;
-	fs->tail_count = 0;
+	fs->pos = NULL;
 	bit_clear(w, level, slot);
 	if (level == 1 && ch != NULL) {
 		uint32_t total = (fs->nchunks - 1) * PCR_WHEEL_CHUNK_ENTRIES +
