@@ -674,27 +674,22 @@ bitmap_find_next(const struct pcr_wheel *w, unsigned int level,
 }
 
 /*
- * Consumer counters are kept in a copy on the consumer's stack during a
- * call (struct wheel_ccounters *c below) and published once at its end,
- * inside the seqcount's write section: readers see all of a call or none.
+ * Consumer counters (struct wheel_ccounters *c below, which is &w->c)
+ * change only inside the seqcount's write section that spans each call,
+ * so readers see all of a call or none. The consumer is their only
+ * writer: it reads them plainly and stores with relaxed atomics, which
+ * the readers' relaxed loads pair with (no copy in and out per call).
  */
-static inline void
-counters_publish(struct pcr_wheel *w, const struct wheel_ccounters *c)
-{
-	uint64_t *dst = (uint64_t *)&w->c;
-	const uint64_t *src = (const uint64_t *)c;
-	unsigned int i;
-
-	for (i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
-		if (dst[i] != src[i])
-			__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
-}
+#define CADD(field, v) \
+	__atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+#define CSUB(field, v) \
+	__atomic_store_n(&(field), (field) - (v), __ATOMIC_RELAXED)
 
 static inline void
 wheel_drop(struct pcr_wheel *w, struct wheel_ccounters *c, struct rte_mbuf *m,
 	   enum pcr_wheel_drop_reason reason)
 {
-	c->drop[reason]++;
+	CADD(c->drop[reason], 1);
 	if (w->drop_fn != NULL)
 		w->drop_fn(m, reason, w->drop_arg);
 	else
@@ -1022,7 +1017,7 @@ wheel_place(struct pcr_wheel *w, struct wheel_ccounters *c,
 	} else if (unlikely(!far_push(w, l, slot, m, tick))) {
 		return NO_CHUNK;
 	}
-	c->occ[l]++;
+	CADD(c->occ[l], 1);
 	return PLACED;
 }
 
@@ -1034,7 +1029,7 @@ wheel_spill(struct pcr_wheel *w, struct wheel_ccounters *c, struct rte_mbuf *m,
 	enum place_result r = wheel_place(w, c, m, tick + 1);
 
 	if (r == PLACED) {
-		c->spill++;
+		CADD(c->spill, 1);
 		return;
 	}
 	wheel_drop(w, c, m,
@@ -1073,14 +1068,14 @@ wheel_insert(struct pcr_wheel *w, struct wheel_ccounters *c,
 {
 	if (tick < w->cur_tick) {
 		tick = w->cur_tick;
-		c->late++;
+		CADD(c->late, 1);
 	} else if (unlikely(tick - w->cur_tick >= w->horizon_ticks)) {
 		if (w->horizon_policy == PCR_WHEEL_HORIZON_DROP) {
 			wheel_drop(w, c, m, PCR_WHEEL_DROP_HORIZON);
 			return;
 		}
 		tick = w->cur_tick + w->horizon_ticks - 1;
-		c->horizon_cap++;
+		CADD(c->horizon_cap, 1);
 		/* the packet now leaves at the horizon: say so in its field */
 		*pcr_wheel_departure(m, w->head.dynfield_offset) =
 			w->epoch_tsc + tick * w->granularity_tsc;
@@ -1108,10 +1103,24 @@ insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
 	unsigned int i;
 
 	/*
+	 * Level 1 first, in one pass: while the entries are for level 1
+	 * (two levels), within the horizon, they are placed as their tick
+	 * is computed. From the first that is not on, the rest take the two
+	 * passes below, in order, so FIFO holds whatever path each takes.
 	 * The far slots' heads are not prefetched: a far level's active
 	 * heads (one per level-1 slot the departures span, 24 B each: 6 KiB
 	 * for 1 s) stay in L1 as it is; level 0's lines do not.
 	 */
+	for (i = 0; two && i < n; i++) {
+		uint64_t t = wheel_tick_of(w, e[i].tsc);
+
+		if (unlikely(t - cur >= horizon || ((t ^ cur) >> sb) == 0 ||
+			     !far_push(w, 1, (t >> sb) & mask, e[i].m, t)))
+			break;
+		occ1++;
+	}
+	e += i;
+	n -= i;
 	for (i = 0; i < n; i++) {
 		uint64_t t = wheel_tick_of(w, e[i].tsc);
 
@@ -1148,9 +1157,9 @@ insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
 		l0_view_get(w, &v);
 	}
 	l0_view_sync(w, &v);
-	c->occ[0] += occ0;
+	CADD(c->occ[0], occ0);
 	if (far)
-		c->occ[1] += occ1;
+		CADD(c->occ[1], occ1);
 }
 
 static inline void
@@ -1182,7 +1191,7 @@ wheel_take_inbox(struct pcr_wheel *w, struct wheel_ccounters *c,
 		if (got > zcd.n1)
 			wheel_insert_burst(w, c, zcd.ptr2, got - zcd.n1);
 		rte_ring_dequeue_zc_elem_finish(w->head.inbox, got);
-		c->taken += got;
+		CADD(c->taken, got);
 		if (got < k)
 			break;
 		max -= got;
@@ -1236,7 +1245,7 @@ run_build(struct pcr_wheel *w, struct far_chunk *head,
 	const unsigned int nslots = w->nslots;
 	const unsigned int nb = RTE_MIN(nslots, 64U);
 	uint64_t sum = 0;
-	uint32_t off = 0, over = 0;
+	uint32_t off = 0, most = 0;
 	struct far_chunk *ch;
 	unsigned int wi, b;
 
@@ -1244,13 +1253,14 @@ run_build(struct pcr_wheel *w, struct far_chunk *head,
 		return false;
 	memset(cnt, 0, nslots * sizeof(*cnt));
 	for (ch = head; ch != NULL; ch = ch->next) {
-		uint32_t n = ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES;
-		uint32_t i;
+		const struct far_entry *x = ch->e;
+		const struct far_entry *end =
+			x + (ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES);
 
 		if (ch->next != NULL)
 			chunk_prefetch(ch->next);
-		for (i = 0; i < n; i++)
-			cnt[ch->e[i].tick & mask]++;
+		for (; x < end; x++)
+			cnt[x->tick & mask]++;
 	}
 	/* counts -> starts; the slots with entries; any over capacity? */
 	for (wi = 0; wi < w->words; wi++) {
@@ -1262,21 +1272,22 @@ run_build(struct pcr_wheel *w, struct far_chunk *head,
 
 			cw[b] = off;
 			off += k;
-			over |= k > cap;
+			most = RTE_MAX(most, k);
 			bits |= (uint64_t)(k != 0) << b;
 		}
 		w->rbm[wi] = bits;
 		if (bits != 0)
 			sum |= 1ULL << wi;
 	}
-	if (over)
+	if (most > cap)
 		return false; /* a slot would spill: the per-slot path */
 	for (ch = head; ch != NULL; ch = ch->next) {
-		uint32_t n = ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES;
-		uint32_t i;
+		const struct far_entry *x = ch->e;
+		const struct far_entry *end =
+			x + (ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES);
 
-		for (i = 0; i < n; i++)
-			run[cnt[ch->e[i].tick & mask]++] = ch->e[i].m;
+		for (; x < end; x++)
+			run[cnt[x->tick & mask]++] = x->m;
 	}
 	/* level 0 was empty: its bitmap is the run's */
 	memcpy(w->bitmap, w->rbm, w->words * sizeof(uint64_t));
@@ -1377,15 +1388,14 @@ run_drain(struct pcr_wheel *w, unsigned int j, unsigned int pos,
 	const uint64_t *abm = w->abm;
 	struct rte_mbuf *const *src = w->run + w->run_pos;
 	unsigned int e, hi, clr, wi;
-	uint32_t avail, k, i, p;
+	uint32_t avail, k, p;
 
 	e = bits_first(abm, j, tslot);
 	if (e > tslot)
 		e = tslot;
 	avail = w->run_end[e] - w->run_pos;
 	k = RTE_MIN(avail, (uint32_t)room);
-	for (i = 0; i < k; i++)
-		out[i] = src[i];
+	memcpy(out, src, (size_t)k * sizeof(*src));
 	p = w->run_pos + k;
 	w->run_pos = p;
 	if (k < avail) {
@@ -1444,10 +1454,10 @@ wheel_cascade(struct pcr_wheel *w, struct wheel_ccounters *c,
 			/* the whole chain back to the pool at once */
 			tail->next = w->free_chunks;
 			w->free_chunks = ch;
-			c->occ[0] += total;
-			c->occ[1] -= total;
-			c->cascaded += total;
-			c->sorted += total;
+			CADD(c->occ[0], total);
+			CSUB(c->occ[1], total);
+			CADD(c->cascaded, total);
+			CADD(c->sorted, total);
 			return;
 		}
 	}
@@ -1484,7 +1494,7 @@ wheel_cascade(struct pcr_wheel *w, struct wheel_ccounters *c,
 				}
 			}
 			l0_view_sync(w, &v);
-			c->occ[0] += placed;
+			CADD(c->occ[0], placed);
 		} else {
 			for (i = 0; i < n; i++)
 				wheel_place_or_spill(w, c, ch->e[i].m,
@@ -1495,8 +1505,8 @@ wheel_cascade(struct pcr_wheel *w, struct wheel_ccounters *c,
 		w->free_chunks = ch;
 		ch = next;
 	}
-	c->occ[level] -= moved;
-	c->cascaded += moved;
+	CSUB(c->occ[level], moved);
+	CADD(c->cascaded, moved);
 }
 
 /*
@@ -1576,7 +1586,7 @@ wheel_advance_to(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t tick)
 	unsigned int l;
 
 	__atomic_store_n(&w->cur_tick, tick, __ATOMIC_RELAXED);
-	c->advances++;
+	CADD(c->advances, 1);
 	if (likely((tick & w->mask) != 0))
 		return; /* not at a level-1 boundary: nothing to cascade */
 	for (l = w->levels - 1; l >= 1; l--) {
@@ -1602,7 +1612,7 @@ wheel_emit(struct pcr_wheel *w, struct wheel_ccounters *c,
 	if (!bit_test(w, 0, slot))
 		return 0;
 	got = l0_pop(w, slot, mbufs, n);
-	c->occ[0] -= got;
+	CSUB(c->occ[0], got);
 	return got;
 }
 
@@ -1659,8 +1669,8 @@ l0_drain(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t target,
 		cnt += l0_pop(w, j, mbufs + cnt, n - cnt);
 	}
 	__atomic_store_n(&w->cur_tick, cur, __ATOMIC_RELAXED);
-	c->advances += adv;
-	c->occ[0] -= cnt;
+	CADD(c->advances, adv);
+	CSUB(c->occ[0], cnt);
 	return cnt;
 }
 
@@ -1715,14 +1725,13 @@ unsigned int
 pcr_wheel_dequeue_burst(struct pcr_wheel *w, uint64_t now_tsc,
 			struct rte_mbuf **mbufs, unsigned int n)
 {
-	struct wheel_ccounters c = w->c;
+	struct wheel_ccounters *c = &w->c;
 	unsigned int cnt;
 
 	rte_seqcount_write_begin(&w->seq);
-	wheel_take_inbox(w, &c, n);
-	cnt = wheel_run(w, &c, wheel_tick_of_now(w, now_tsc), mbufs, n, true);
-	c.dequeued += cnt;
-	counters_publish(w, &c);
+	wheel_take_inbox(w, c, n);
+	cnt = wheel_run(w, c, wheel_tick_of_now(w, now_tsc), mbufs, n, true);
+	CADD(c->dequeued, cnt);
 	rte_seqcount_write_end(&w->seq);
 	return cnt;
 }
@@ -1730,15 +1739,15 @@ pcr_wheel_dequeue_burst(struct pcr_wheel *w, uint64_t now_tsc,
 unsigned int
 pcr_wheel_flush(struct pcr_wheel *w, struct rte_mbuf **mbufs, unsigned int n)
 {
-	struct wheel_ccounters c = w->c;
+	struct wheel_ccounters *c = &w->c;
 	unsigned int cnt = 0, l;
 	uint64_t queued = 0;
 
 	rte_seqcount_write_begin(&w->seq);
 	for (l = 0; l < w->levels; l++)
-		queued += c.occ[l];
+		queued += c->occ[l];
 	if (queued > 0)
-		cnt = wheel_run(w, &c, UINT64_MAX - 1, mbufs, n, false);
+		cnt = wheel_run(w, c, UINT64_MAX - 1, mbufs, n, false);
 	if (cnt < n) {
 		struct __pcr_wheel_entry e[INBOX_BURST];
 
@@ -1752,13 +1761,12 @@ pcr_wheel_flush(struct pcr_wheel *w, struct rte_mbuf **mbufs, unsigned int n)
 			for (i = 0; i < got; i++)
 				mbufs[cnt + i] = e[i].m;
 			cnt += got;
-			c.taken += got;
+			CADD(c->taken, got);
 			if (got < k)
 				break;
 		}
 	}
-	c.dequeued += cnt;
-	counters_publish(w, &c);
+	CADD(c->dequeued, cnt);
 	rte_seqcount_write_end(&w->seq);
 	return cnt;
 }
