@@ -137,6 +137,10 @@ struct pcr_wheel {
 	uint64_t epoch_tsc __rte_cache_aligned;
 	uint64_t granularity_tsc;
 	struct rte_reciprocal_u64 granularity_recip;
+	/* ceil(2^64 / granularity_tsc): ticks of an offset below the
+	 * geometry's horizon in one multiply (tick_mul_of()); 0: not exact
+	 * for this geometry, the reciprocal does it */
+	uint64_t tick_mul;
 	uint64_t horizon_ticks;
 	uint64_t horizon_max_ticks;
 	enum pcr_wheel_horizon_policy horizon_policy;
@@ -262,6 +266,29 @@ horizon_max_ticks_of(unsigned int slot_bits, unsigned int levels)
 	uint64_t s = 1ULL << slot_bits;
 
 	return (s - 1) << (slot_bits * (levels - 1));
+}
+
+/*
+ * The multiplier M = ceil(2^64 / g) with which floor(d / g) is the high
+ * half of d * M, exactly, for every d < 2^N when N + ceil(log2 g) <= 64
+ * (the round-up method: d * M / 2^64 = d / g + d * e / (g * 2^64) with
+ * e = M * g - 2^64 < g, and d * e / 2^64 < 2^(N - 64) * g <= 1 / g, less
+ * than the distance from d / g to the next integer). Used for offsets
+ * below the largest horizon, max_ticks slots of g cycles; 0 when the
+ * geometry is too wide for that (or g = 1).
+ */
+static uint64_t
+tick_mul_of(uint64_t g, uint64_t max_ticks)
+{
+	unsigned int n, l;
+
+	if (g < 2 || max_ticks >= (UINT64_MAX >> 1) / g)
+		return 0;
+	n = 64 - __builtin_clzll(max_ticks * g); /* max_ticks * g < 2^n */
+	l = 64 - __builtin_clzll(g - 1);         /* ceil(log2 g) */
+	if (n + l > 64)
+		return 0;
+	return UINT64_MAX / g + 1;
 }
 
 static uint64_t
@@ -493,6 +520,8 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 	w->granularity_ns = p.granularity_ns;
 	w->granularity_tsc = granularity_tsc_of(&p);
 	w->granularity_recip = rte_reciprocal_value_u64(w->granularity_tsc);
+	w->tick_mul = tick_mul_of(w->granularity_tsc,
+				  horizon_max_ticks_of(p.slot_bits, p.levels));
 	w->horizon_ns = p.horizon_ns;
 	w->horizon_ticks = horizon_ticks_of(p.horizon_ns, p.granularity_ns);
 	w->horizon_max_ticks = horizon_max_ticks_of(p.slot_bits, p.levels);
@@ -957,12 +986,11 @@ far_new_chunk(struct pcr_wheel *w, struct far_slot *fs, unsigned int level,
 	return nc->e;
 }
 
-/* Append to a far slot; false when the chunk pool is empty. */
+/* far_push() to @fs, which is slot @slot of @level. */
 static __rte_always_inline bool
-far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
-	 struct rte_mbuf *m, uint64_t tick)
+far_push_fs(struct pcr_wheel *w, struct far_slot *fs, unsigned int level,
+	    unsigned int slot, struct rte_mbuf *m, uint64_t tick)
 {
-	struct far_slot *fs = far_slot_of(w, level, slot);
 	struct far_entry *e = fs->pos;
 
 	/* NULL (no chunk) or a chunk's end (full): both aligned */
@@ -983,6 +1011,15 @@ far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
 	 */
 	rte_prefetch0_write(e + 4);
 	return true;
+}
+
+/* Append to a far slot; false when the chunk pool is empty. */
+static __rte_always_inline bool
+far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
+	 struct rte_mbuf *m, uint64_t tick)
+{
+	return far_push_fs(w, far_slot_of(w, level, slot), level, slot, m,
+			   tick);
 }
 
 /* --- placement ---------------------------------------------------------- */
@@ -1111,16 +1148,35 @@ insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
 	 * heads (one per level-1 slot the departures span, 24 B each: 6 KiB
 	 * for 1 s) stay in L1 as it is; level 0's lines do not.
 	 */
-	for (i = 0; two && i < n; i++) {
-		uint64_t t = wheel_tick_of(w, e[i].tsc);
+	if (two && w->tick_mul != 0) {
+		/*
+		 * Offsets from the start of cur's slot: level 1 takes
+		 * [l1_tsc, horizon_tsc), the rest of cur's block and the
+		 * horizon in cycles; one unsigned compare (a departure before
+		 * cur's slot wraps to a huge offset). Locals: the stores into
+		 * the chunks must not make the compiler reload them from w.
+		 */
+		const uint64_t g = w->granularity_tsc, mul = w->tick_mul;
+		const uint64_t cur_tsc = w->epoch_tsc + cur * g;
+		const uint64_t l1_tsc = ((cur | mask) + 1 - cur) * g;
+		const uint64_t span = horizon * g - l1_tsc;
+		struct far_slot *const far1 = w->far;
 
-		if (unlikely(t - cur >= horizon || ((t ^ cur) >> sb) == 0 ||
-			     !far_push(w, 1, (t >> sb) & mask, e[i].m, t)))
-			break;
-		occ1++;
+		for (i = 0; horizon * g > l1_tsc && i < n; i++) {
+			uint64_t d = e[i].tsc - cur_tsc;
+			uint64_t t = cur + (uint64_t)(((unsigned __int128)d *
+						       mul) >> 64);
+			unsigned int slot = (t >> sb) & mask;
+
+			if (unlikely(d - l1_tsc >= span ||
+				     !far_push_fs(w, &far1[slot], 1, slot,
+						  e[i].m, t)))
+				break;
+			occ1++;
+		}
+		e += i;
+		n -= i;
 	}
-	e += i;
-	n -= i;
 	for (i = 0; i < n; i++) {
 		uint64_t t = wheel_tick_of(w, e[i].tsc);
 
