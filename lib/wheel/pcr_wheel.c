@@ -1308,14 +1308,25 @@ run_build(struct pcr_wheel *w, struct far_chunk *head,
 	if (total < w->run_min || total > w->run_cap || w->summary[0] != 0)
 		return false;
 	memset(cnt, 0, nslots * sizeof(*cnt));
+	/*
+	 * The chunks were written up to a second ago and come from memory:
+	 * two chunks ahead (the next one's first line, prefetched a chunk
+	 * earlier, says where the one after it is).
+	 */
+	if (head->next != NULL)
+		chunk_prefetch(head->next);
 	for (ch = head; ch != NULL; ch = ch->next) {
 		const struct far_entry *x = ch->e;
 		const struct far_entry *end =
 			x + (ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES);
 
-		if (ch->next != NULL)
-			chunk_prefetch(ch->next);
-		for (; x < end; x++)
+		if (ch->next != NULL && ch->next->next != NULL)
+			chunk_prefetch(ch->next->next);
+		for (; x + 1 < end; x += 2) {
+			cnt[x[0].tick & mask]++;
+			cnt[x[1].tick & mask]++;
+		}
+		if (x < end)
 			cnt[x->tick & mask]++;
 	}
 	/* counts -> starts; the slots with entries; any over capacity? */
@@ -1342,7 +1353,11 @@ run_build(struct pcr_wheel *w, struct far_chunk *head,
 		const struct far_entry *end =
 			x + (ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES);
 
-		for (; x < end; x++)
+		for (; x + 1 < end; x += 2) {
+			run[cnt[x[0].tick & mask]++] = x[0].m;
+			run[cnt[x[1].tick & mask]++] = x[1].m;
+		}
+		if (x < end)
 			run[cnt[x->tick & mask]++] = x->m;
 	}
 	/* level 0 was empty: its bitmap is the run's */
