@@ -40,6 +40,7 @@
 #include <rte_malloc.h>
 #include <rte_reciprocal.h>
 #include <rte_seqcount.h>
+#include <rte_vect.h>
 
 #include "pcr_wheel.h"
 
@@ -1268,6 +1269,58 @@ chunk_prefetch(const struct far_chunk *ch)
 /* --- level 0's run -------------------------------------------------------- */
 
 /*
+ * 64 slot counts @cw -> their starts from *@off on (*@off moves past
+ * them); *@most: the largest count so far. Returns the slots with
+ * entries, as a bitmap word. run_build()'s per-slot pass, 4 slots per
+ * step with SSE4.1 where there is one.
+ */
+static inline uint64_t
+run_prefix64(uint32_t *cw, uint32_t *off, uint32_t *most)
+{
+	uint64_t bits = 0;
+	unsigned int b;
+#if defined(RTE_ARCH_X86) && defined(__SSE4_1__)
+	const __m128i zero = _mm_setzero_si128();
+	__m128i o = _mm_set1_epi32((int)*off), mx = _mm_set1_epi32((int)*most);
+	uint32_t lanes[4];
+
+	for (b = 0; b < 64; b += 4) {
+		__m128i k = _mm_loadu_si128((const __m128i *)(cw + b));
+		/* inclusive prefix sum of the 4 counts */
+		__m128i p = _mm_add_epi32(k, _mm_slli_si128(k, 4));
+		unsigned int nz;
+
+		p = _mm_add_epi32(p, _mm_slli_si128(p, 8));
+		_mm_storeu_si128((__m128i *)(cw + b),
+				 _mm_add_epi32(o, _mm_sub_epi32(p, k)));
+		o = _mm_add_epi32(o, _mm_shuffle_epi32(p, 0xff));
+		mx = _mm_max_epu32(mx, k);
+		nz = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(k, zero)));
+		bits |= (uint64_t)(nz ^ 0xf) << b;
+	}
+	*off = (uint32_t)_mm_cvtsi128_si32(o);
+	_mm_storeu_si128((__m128i *)lanes, mx);
+	lanes[0] = RTE_MAX(lanes[0], lanes[1]);
+	lanes[2] = RTE_MAX(lanes[2], lanes[3]);
+	*most = RTE_MAX(lanes[0], lanes[2]);
+#else
+	uint32_t o = *off, mx = *most;
+
+	for (b = 0; b < 64; b++) {
+		uint32_t k = cw[b];
+
+		cw[b] = o;
+		o += k;
+		mx = RTE_MAX(mx, k);
+		bits |= (uint64_t)(k != 0) << b;
+	}
+	*off = o;
+	*most = mx;
+#endif
+	return bits;
+}
+
+/*
  * A level-1 slot cascades into level 0 as a whole, at the start of its
  * block, and at 1M queued it holds thousands of packets for 4096 level-0
  * slots, about two each. Pushing them one by one writes one line in each
@@ -1334,13 +1387,17 @@ run_build(struct pcr_wheel *w, struct far_chunk *head,
 		uint32_t *cw = cnt + (size_t)wi * 64;
 		uint64_t bits = 0;
 
-		for (b = 0; b < nb; b++) {
-			uint32_t k = cw[b];
+		if (nb == 64) {
+			bits = run_prefix64(cw, &off, &most);
+		} else {
+			for (b = 0; b < nb; b++) {
+				uint32_t k = cw[b];
 
-			cw[b] = off;
-			off += k;
-			most = RTE_MAX(most, k);
-			bits |= (uint64_t)(k != 0) << b;
+				cw[b] = off;
+				off += k;
+				most = RTE_MAX(most, k);
+				bits |= (uint64_t)(k != 0) << b;
+			}
 		}
 		w->rbm[wi] = bits;
 		if (bits != 0)
