@@ -32,6 +32,13 @@
 #define G_NS     1000ULL
 #define G_TSC    (HZ / 1000000000ULL * G_NS)
 #define POOL_N   (300 * 1024)
+/* level 0's sorted run: not in the rte_ring level-0 variant, which gives
+ * the same results through the per-slot path */
+#ifdef PCR_WHEEL_L0_RING
+#define RUN_SORTS 0
+#else
+#define RUN_SORTS 1
+#endif
 
 static struct rte_mempool *pool;
 static int dyn_off;
@@ -846,7 +853,7 @@ test_run_capacity(void **state)
 	/* the cascade at tick 16 sorts the 13 into the run */
 	assert_int_equal(drain_at(w, t0 + 16 * G_TSC, NULL, 0), 0);
 	pcr_wheel_stats_get(w, &s);
-	assert_int_equal(s.sorted, 13);
+	assert_int_equal(s.sorted, RUN_SORTS ? 13 : 0);
 	assert_int_equal(s.level_occupancy[0], 13);
 	/* slot 20 holds 6: two fit, the third spills to 21 (7 + 1), the
 	 * fourth finds 20 and 21 full */
@@ -958,7 +965,7 @@ test_run_flush(void **state)
 	}
 	expect_ids(ids, n, want);
 	pcr_wheel_stats_get(w, &s);
-	assert_int_equal(s.sorted, 12);
+	assert_int_equal(s.sorted, RUN_SORTS ? 12 : 0);
 	wheel_finish(w);
 }
 
@@ -1146,7 +1153,7 @@ run_property_mode(unsigned int seed, unsigned int slot_bits,
 		      " late, %" PRIu64 " horizon\n",
 		      seed, s.dequeued, s.cascaded, s.sorted, s.late,
 		      s.drop[PCR_WHEEL_DROP_HORIZON] + s.horizon_cap);
-	if (dense)
+	if (dense && RUN_SORTS)
 		assert_true(s.sorted > s.cascaded / 2);
 	free(r.q);
 	wheel_finish(w);
