@@ -28,6 +28,10 @@
  * The consumer jumps cur straight to that event (an idle gap costs a few
  * word scans), cascades the slots that start there, top level first, and
  * emits the level-0 slot.
+ *
+ * Level 0 has two containers: per-slot arrays, and the run, one level-1
+ * slot's packets counting-sorted by slot when it cascades big (see
+ * run_build()); the drain copies ranges of the run (run_drain()).
  */
 
 #include <errno.h>
