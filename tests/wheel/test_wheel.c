@@ -969,6 +969,77 @@ test_run_flush(void **state)
 	wheel_finish(w);
 }
 
+/*
+ * Level-1 ticks by multiply (ceil(2^64 / g)) against exact division, at
+ * slot boundaries (k g - 1 and k g after the epoch), for an odd g: each
+ * packet leaves exactly when its slot starts, not a cycle before.
+ */
+static void
+test_tick_multiply(void **state)
+{
+	static const uint64_t hz[] = {1000999000ULL, 2600000000ULL,
+				      3333333333ULL};
+	unsigned int h;
+
+	(void)state;
+	for (h = 0; h < RTE_DIM(hz); h++) {
+		struct pcr_wheel_params p;
+		struct pcr_wheel_info info;
+		struct pcr_wheel *w;
+		struct rte_mbuf *out[128];
+		uint64_t t0 = 12345, g, ticks[40];
+		unsigned int i, n = 0;
+
+		pcr_wheel_params_default(&p);
+		p.tsc_hz = hz[h];
+		p.start_tsc = t0;
+		w = pcr_wheel_create(&p);
+		assert_non_null(w);
+		pcr_wheel_info_get(w, &info);
+		g = info.granularity_tsc; /* 1001, 2600, 3333 */
+		srandom(100 + h);
+		/* distinct level-1 ticks, increasing, up to the horizon */
+		for (i = 0; i < RTE_DIM(ticks); i++)
+			ticks[i] = 4096 * (i + 1) + random() % 4000;
+		ticks[RTE_DIM(ticks) - 1] = 1999999; /* last slot of 2 s */
+		for (i = RTE_DIM(ticks); i-- > 0;) {
+			struct rte_mbuf *m[2] = {pkt_new(2 * i),
+						 pkt_new(2 * i + 1)};
+			/* a cycle before the slot (the previous tick), and
+			 * its first cycle */
+			uint64_t dep[2] = {t0 + ticks[i] * g - 1,
+					   t0 + ticks[i] * g};
+
+			assert_int_equal(pcr_wheel_enqueue_burst(w, m, dep, 2),
+					 2);
+		}
+		/* the wheel takes n from its inbox per call: all of it */
+		assert_int_equal(pcr_wheel_dequeue_burst(w, t0, out,
+							 RTE_DIM(out)),
+				 0);
+		for (i = 0; i < RTE_DIM(ticks); i++) {
+			uint64_t s = t0 + ticks[i] * g;
+			unsigned int k;
+
+			/* the first: due at the previous tick's start */
+			k = pcr_wheel_dequeue_burst(w, s - g, out, 4);
+			assert_int_equal(k, 1);
+			assert_int_equal(pkt_id(out[0]), 2 * i);
+			rte_pktmbuf_free(out[0]);
+			assert_int_equal(pcr_wheel_dequeue_burst(w, s - 1, out,
+								 4),
+					 0);
+			k = pcr_wheel_dequeue_burst(w, s, out, 4);
+			assert_int_equal(k, 1);
+			assert_int_equal(pkt_id(out[0]), 2 * i + 1);
+			rte_pktmbuf_free(out[0]);
+			n += 2;
+		}
+		assert_int_equal(n, 2 * RTE_DIM(ticks));
+		wheel_finish(w);
+	}
+}
+
 /* --- property test against a reference model ------------------------------ */
 
 struct ref_pkt {
@@ -1371,6 +1442,7 @@ main(void)
 		cmocka_unit_test_setup(test_run_capacity, test_setup),
 		cmocka_unit_test_setup(test_run_fallback, test_setup),
 		cmocka_unit_test_setup(test_run_flush, test_setup),
+		cmocka_unit_test_setup(test_tick_multiply, test_setup),
 		cmocka_unit_test_setup(test_concurrent, test_setup),
 	};
 
