@@ -28,6 +28,10 @@
  * The consumer jumps cur straight to that event (an idle gap costs a few
  * word scans), cascades the slots that start there, top level first, and
  * emits the level-0 slot.
+ *
+ * Level 0 has two containers: per-slot arrays, and the run, one level-1
+ * slot's packets counting-sorted by slot when it cascades big (see
+ * run_build()); the drain copies ranges of the run (run_drain()).
  */
 
 #include <errno.h>
@@ -40,6 +44,7 @@
 #include <rte_malloc.h>
 #include <rte_reciprocal.h>
 #include <rte_seqcount.h>
+#include <rte_vect.h>
 
 #include "pcr_wheel.h"
 
@@ -60,6 +65,9 @@ RTE_LOG_REGISTER(pcr_wheel_logtype, pacer.wheel, NOTICE);
 #define CASCADE_PREFETCH   16
 /* l0_drain() prefetches the level-0 slot this many slots ahead. */
 #define DRAIN_PREFETCH     8
+/* A level-1 cascade is sorted into a run from this many entries per slot
+ * of level 0 on (nslots / RUN_MIN_DIV entries; see run_build()). */
+#define RUN_MIN_DIV        4
 
 /*
  * Level-0 slot: a circular array of slot_capacity mbuf pointers in
@@ -91,12 +99,26 @@ struct far_chunk {
 };
 
 
+/*
+ * Chunks are aligned to their size, so the tail's next free entry says
+ * both where to write and, at the chunk's end, that it is full.
+ */
 struct far_slot {
 	struct far_chunk *head;
-	struct far_chunk *tail;
-	uint32_t tail_count; /* entries in the tail chunk */
+	struct far_entry *pos; /* next free entry in the tail; NULL: empty */
+	uint32_t nchunks;      /* chunks in the chain */
 	uint32_t pad;
 };
+
+#define CHUNK_SIZE sizeof(struct far_chunk)
+
+/* The chunk that holds the entry before @pos (its last one, if full). */
+static inline struct far_chunk *
+chunk_of(const struct far_entry *pos)
+{
+	return (struct far_chunk *)RTE_ALIGN_FLOOR((uintptr_t)(pos - 1),
+						   CHUNK_SIZE);
+}
 
 /* Consumer counters; written by the consumer under `seq`. */
 struct wheel_ccounters {
@@ -107,6 +129,7 @@ struct wheel_ccounters {
 	uint64_t horizon_cap;
 	uint64_t spill;
 	uint64_t cascaded;
+	uint64_t sorted;
 	uint64_t advances;
 	uint64_t occ[PCR_WHEEL_MAX_LEVELS];
 };
@@ -119,6 +142,10 @@ struct pcr_wheel {
 	uint64_t epoch_tsc __rte_cache_aligned;
 	uint64_t granularity_tsc;
 	struct rte_reciprocal_u64 granularity_recip;
+	/* ceil(2^64 / granularity_tsc): ticks of an offset below the
+	 * geometry's horizon in one multiply (tick_mul_of()); 0: not exact
+	 * for this geometry, the reciprocal does it */
+	uint64_t tick_mul;
 	uint64_t horizon_ticks;
 	uint64_t horizon_max_ticks;
 	enum pcr_wheel_horizon_policy horizon_policy;
@@ -143,9 +170,19 @@ struct pcr_wheel {
 	struct far_chunk *chunks;  /* the pool's memory */
 	struct far_chunk *free_chunks;
 	void *l0_mem;
+	/* level 0's run (run_build()): the sorted mbufs of one level-1 slot */
+	struct rte_mbuf **run;
+	uint32_t *run_end;         /* per slot: end of its entries in run */
+	uint64_t *abm;             /* level-0 slots with array entries */
+	uint64_t *rbm;             /* level-0 slots with run entries */
+	uint32_t run_cap;          /* entries run holds; 0: no run */
+	uint32_t run_min;          /* smallest cascade sorted into a run */
 
 	/* Consumer read-write state. */
 	uint64_t cur_tick __rte_cache_aligned;
+	uint32_t run_pos;          /* next run entry to emit */
+	uint32_t run_len;          /* entries in the run */
+	unsigned int run_slot;     /* slot of run[run_pos]; nslots: none */
 	/* bit w of summary[l]: word w of level l's bitmap is not zero */
 	uint64_t summary[PCR_WHEEL_MAX_LEVELS];
 	rte_seqcount_t seq;
@@ -234,6 +271,29 @@ horizon_max_ticks_of(unsigned int slot_bits, unsigned int levels)
 	uint64_t s = 1ULL << slot_bits;
 
 	return (s - 1) << (slot_bits * (levels - 1));
+}
+
+/*
+ * The multiplier M = ceil(2^64 / g) with which floor(d / g) is the high
+ * half of d * M, exactly, for every d < 2^N when N + ceil(log2 g) <= 64
+ * (the round-up method: d * M / 2^64 = d / g + d * e / (g * 2^64) with
+ * e = M * g - 2^64 < g, and d * e / 2^64 < 2^(N - 64) * g <= 1 / g, less
+ * than the distance from d / g to the next integer). Used for offsets
+ * below the largest horizon, max_ticks slots of g cycles; 0 when the
+ * geometry is too wide for that (or g = 1).
+ */
+static uint64_t
+tick_mul_of(uint64_t g, uint64_t max_ticks)
+{
+	unsigned int n, l;
+
+	if (g < 2 || max_ticks >= (UINT64_MAX >> 1) / g)
+		return 0;
+	n = 64 - __builtin_clzll(max_ticks * g); /* max_ticks * g < 2^n */
+	l = 64 - __builtin_clzll(g - 1);         /* ceil(log2 g) */
+	if (n + l > 64)
+		return 0;
+	return UINT64_MAX / g + 1;
 }
 
 static uint64_t
@@ -366,6 +426,38 @@ bitmap_words(unsigned int slot_bits)
 	return slot_bits >= 6 ? 1U << (slot_bits - 6) : 1;
 }
 
+/*
+ * Entries level 0's run holds: a level-1 slot's worth, as much as level 0
+ * could hold (S x C) and the far levels are sized for (max_queued); a
+ * bigger cascade takes the per-slot path. No run with one level or with
+ * level-0 rings.
+ */
+static uint32_t
+run_capacity(const struct pcr_wheel_params *p)
+{
+#ifdef PCR_WHEEL_L0_RING
+	RTE_SET_USED(p);
+	return 0;
+#else
+	uint64_t sc = (uint64_t)p->slot_capacity << p->slot_bits;
+
+	if (p->levels == 1)
+		return 0;
+	return (uint32_t)RTE_MIN(sc, (uint64_t)p->max_queued);
+#endif
+}
+
+/* Bytes of the run and its slot ends. */
+static size_t
+run_size(const struct pcr_wheel_params *p)
+{
+	if (run_capacity(p) == 0)
+		return 0;
+	return RTE_ALIGN_CEIL((size_t)run_capacity(p) * sizeof(void *) +
+				      ((size_t)sizeof(uint32_t) << p->slot_bits),
+			      RTE_CACHE_LINE_SIZE);
+}
+
 size_t
 pcr_wheel_memsize(const struct pcr_wheel_params *in)
 {
@@ -381,9 +473,11 @@ pcr_wheel_memsize(const struct pcr_wheel_params *in)
 	sz += RTE_ALIGN_CEIL(sizeof(struct __pcr_wheel_pcounters) *
 				     (RTE_MAX_LCORE + 1),
 			     RTE_CACHE_LINE_SIZE);
-	sz += RTE_ALIGN_CEIL((size_t)p.levels * bitmap_words(p.slot_bits) *
+	/* the levels' bitmaps, then level 0's abm and rbm */
+	sz += RTE_ALIGN_CEIL((size_t)(p.levels + 2) * bitmap_words(p.slot_bits) *
 				     sizeof(uint64_t),
 			     RTE_CACHE_LINE_SIZE);
+	sz += run_size(&p);
 	sz += l0_heads_size(s);
 	sz += l0_store_size(s, p.slot_capacity);
 	sz += RTE_ALIGN_CEIL((size_t)(p.levels - 1) * s *
@@ -431,6 +525,8 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 	w->granularity_ns = p.granularity_ns;
 	w->granularity_tsc = granularity_tsc_of(&p);
 	w->granularity_recip = rte_reciprocal_value_u64(w->granularity_tsc);
+	w->tick_mul = tick_mul_of(w->granularity_tsc,
+				  horizon_max_ticks_of(p.slot_bits, p.levels));
 	w->horizon_ns = p.horizon_ns;
 	w->horizon_ticks = horizon_ticks_of(p.horizon_ns, p.granularity_ns);
 	w->horizon_max_ticks = horizon_max_ticks_of(p.slot_bits, p.levels);
@@ -457,9 +553,23 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 		sizeof(struct __pcr_wheel_pcounters) * (RTE_MAX_LCORE + 1),
 		RTE_CACHE_LINE_SIZE, p.socket_id);
 	w->bitmap = rte_zmalloc_socket("pcr_wheel_bitmap",
-				       (size_t)p.levels * w->words *
+				       (size_t)(p.levels + 2) * w->words *
 					       sizeof(uint64_t),
 				       RTE_CACHE_LINE_SIZE, p.socket_id);
+	if (w->bitmap != NULL) {
+		w->abm = w->bitmap + (size_t)p.levels * w->words;
+		w->rbm = w->abm + w->words;
+	}
+	w->run_cap = run_capacity(&p);
+	w->run_min = RTE_MAX(s / RUN_MIN_DIV, 1U);
+	w->run_slot = s;
+	if (w->run_cap > 0) {
+		w->run = rte_malloc_socket("pcr_wheel_run", run_size(&p),
+					   RTE_CACHE_LINE_SIZE, p.socket_id);
+		if (w->run == NULL)
+			goto nomem;
+		w->run_end = (uint32_t *)(void *)(w->run + w->run_cap);
+	}
 	w->l0_mem = rte_zmalloc_socket("pcr_wheel_l0_store",
 				       l0_store_size(s, p.slot_capacity),
 				       RTE_CACHE_LINE_SIZE, p.socket_id);
@@ -494,10 +604,11 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 						    sizeof(*w->far),
 					    RTE_CACHE_LINE_SIZE, p.socket_id);
 		nchunks = chunk_count(&p);
+		RTE_BUILD_BUG_ON(!RTE_IS_POWER_OF_2(CHUNK_SIZE));
 		w->chunks = rte_malloc_socket("pcr_wheel_chunks",
 					      (size_t)nchunks *
 						      sizeof(struct far_chunk),
-					      RTE_CACHE_LINE_SIZE, p.socket_id);
+					      CHUNK_SIZE, p.socket_id);
 		if (w->far == NULL || w->chunks == NULL)
 			goto nomem;
 		for (i = 0; i < nchunks; i++) {
@@ -532,6 +643,7 @@ fail:
 		rte_free(w->l0_mem);
 		rte_free(w->far);
 		rte_free(w->chunks);
+		rte_free(w->run);
 		rte_free(w);
 		rte_errno = e;
 	}
@@ -596,27 +708,22 @@ bitmap_find_next(const struct pcr_wheel *w, unsigned int level,
 }
 
 /*
- * Consumer counters are kept in a copy on the consumer's stack during a
- * call (struct wheel_ccounters *c below) and published once at its end,
- * inside the seqcount's write section: readers see all of a call or none.
+ * Consumer counters (struct wheel_ccounters *c below, which is &w->c)
+ * change only inside the seqcount's write section that spans each call,
+ * so readers see all of a call or none. The consumer is their only
+ * writer: it reads them plainly and stores with relaxed atomics, which
+ * the readers' relaxed loads pair with (no copy in and out per call).
  */
-static inline void
-counters_publish(struct pcr_wheel *w, const struct wheel_ccounters *c)
-{
-	uint64_t *dst = (uint64_t *)&w->c;
-	const uint64_t *src = (const uint64_t *)c;
-	unsigned int i;
-
-	for (i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
-		if (dst[i] != src[i])
-			__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
-}
+#define CADD(field, v) \
+	__atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+#define CSUB(field, v) \
+	__atomic_store_n(&(field), (field) - (v), __ATOMIC_RELAXED)
 
 static inline void
 wheel_drop(struct pcr_wheel *w, struct wheel_ccounters *c, struct rte_mbuf *m,
 	   enum pcr_wheel_drop_reason reason)
 {
-	c->drop[reason]++;
+	CADD(c->drop[reason], 1);
 	if (w->drop_fn != NULL)
 		w->drop_fn(m, reason, w->drop_arg);
 	else
@@ -711,19 +818,37 @@ l0_head(struct rte_mbuf **mb, unsigned int slot)
 	return (struct l0_slot *)(void *)&mb[(size_t)slot * L0_LINE_PTRS];
 }
 
+/*
+ * Entries of the run still to leave from level-0 slot @slot: they count
+ * against the slot's capacity and leave before its array's. Only slots
+ * at or after run_slot have any (run_slot is nslots without a run).
+ */
+static inline uint32_t
+run_left(const struct pcr_wheel *w, unsigned int slot)
+{
+	uint32_t start;
+
+	if (slot < w->run_slot)
+		return 0;
+	start = slot == 0 ? 0 : w->run_end[slot - 1];
+	return w->run_end[slot] - RTE_MAX(start, w->run_pos);
+}
+
 static inline bool
 l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
 {
 	struct l0_slot *s = l0_head(w->l0_mbufs, slot);
 	uint32_t tail = s->tail, count = tail - s->head;
 
-	if (unlikely(count == w->slot_capacity))
+	if (unlikely(count + run_left(w, slot) >= w->slot_capacity))
 		return false;
 	w->l0_mbufs[l0_index(w, slot,
 			     (tail & (w->slot_capacity - 1)) + 1)] = m;
 	s->tail = tail + 1;
-	if (count == 0)
+	if (count == 0) {
+		w->abm[slot >> 6] |= 1ULL << (slot & 63);
 		bit_set(w, 0, slot);
+	}
 	return true;
 }
 
@@ -744,10 +869,13 @@ l0_prefetch(const struct pcr_wheel *w, unsigned int slot)
 struct l0_view {
 	struct rte_mbuf **mb;
 	uint64_t *bm;
+	uint64_t *abm;
+	const struct pcr_wheel *w; /* for run_left() */
 	uint64_t sum;
 	uint32_t cap;
 	uint32_t cmask;
 	unsigned int line_shift;
+	unsigned int run_slot;
 };
 
 static __rte_always_inline void
@@ -755,10 +883,13 @@ l0_view_get(const struct pcr_wheel *w, struct l0_view *v)
 {
 	v->mb = w->l0_mbufs;
 	v->bm = w->bitmap; /* level 0's words come first */
+	v->abm = w->abm;
+	v->w = w;
 	v->sum = w->summary[0];
 	v->cap = w->slot_capacity;
 	v->cmask = w->slot_capacity - 1;
 	v->line_shift = w->l0_line_shift;
+	v->run_slot = w->run_slot;
 }
 
 static __rte_always_inline void
@@ -774,13 +905,16 @@ l0_push_v(struct l0_view *v, unsigned int slot, struct rte_mbuf *m)
 	struct l0_slot *s = l0_head(v->mb, slot);
 	uint32_t tail = s->tail, count = tail - s->head, j;
 
-	if (unlikely(count == v->cap))
+	if (unlikely(slot >= v->run_slot))
+		count += run_left(v->w, slot);
+	if (unlikely(count >= v->cap))
 		return false;
 	j = (tail & v->cmask) + 1;
 	v->mb[((size_t)(j / L0_LINE_PTRS) << v->line_shift) +
 	      (size_t)slot * L0_LINE_PTRS + j % L0_LINE_PTRS] = m;
 	s->tail = tail + 1;
-	if (count == 0) {
+	if (tail == s->head) {
+		v->abm[slot >> 6] |= 1ULL << (slot & 63);
 		v->bm[slot >> 6] |= 1ULL << (slot & 63);
 		v->sum |= 1ULL << (slot >> 6);
 	}
@@ -816,7 +950,9 @@ l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
 		/* empty: restart at index 0, the line just read */
 		s->head = 0;
 		s->tail = 0;
-		bit_clear(w, 0, slot);
+		w->abm[slot >> 6] &= ~(1ULL << (slot & 63));
+		if (slot < w->run_slot) /* else the run still has some */
+			bit_clear(w, 0, slot);
 	} else {
 		s->head = h + k;
 	}
@@ -832,35 +968,43 @@ far_slot_of(const struct pcr_wheel *w, unsigned int level, unsigned int slot)
 	return &w->far[(size_t)(level - 1) * w->nslots + slot];
 }
 
-/* Append to a far slot; false when the chunk pool is empty. */
-static inline bool
-far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
-	 struct rte_mbuf *m, uint64_t tick)
+/* A new tail chunk for @fs (empty or full); NULL when the pool is empty. */
+static __rte_noinline struct far_entry *
+far_new_chunk(struct pcr_wheel *w, struct far_slot *fs, unsigned int level,
+	      unsigned int slot)
 {
-	struct far_slot *fs = far_slot_of(w, level, slot);
-	struct far_chunk *c = fs->tail;
-	struct far_entry *e;
+	struct far_chunk *nc = w->free_chunks;
 
-	if (unlikely(c == NULL || fs->tail_count == PCR_WHEEL_CHUNK_ENTRIES)) {
-		struct far_chunk *nc = w->free_chunks;
-
-		if (unlikely(nc == NULL))
-			return false;
-		w->free_chunks = nc->next;
-		/* the next allocation reads its first line: start that now */
-		rte_prefetch0_write(w->free_chunks);
-		nc->next = NULL;
-		if (c == NULL) {
-			fs->head = nc;
-			bit_set(w, level, slot);
-		} else {
-			c->next = nc;
-		}
-		fs->tail = nc;
-		fs->tail_count = 0;
-		c = nc;
+	if (unlikely(nc == NULL))
+		return NULL;
+	w->free_chunks = nc->next;
+	/* the next allocation reads its first line: start that now */
+	rte_prefetch0_write(w->free_chunks);
+	nc->next = NULL;
+	if (fs->pos == NULL) {
+		fs->head = nc;
+		bit_set(w, level, slot);
+	} else {
+		chunk_of(fs->pos)->next = nc;
 	}
-	e = &c->e[fs->tail_count++];
+	fs->nchunks++;
+	return nc->e;
+}
+
+/* far_push() to @fs, which is slot @slot of @level. */
+static __rte_always_inline bool
+far_push_fs(struct pcr_wheel *w, struct far_slot *fs, unsigned int level,
+	    unsigned int slot, struct rte_mbuf *m, uint64_t tick)
+{
+	struct far_entry *e = fs->pos;
+
+	/* NULL (no chunk) or a chunk's end (full): both aligned */
+	if (unlikely(((uintptr_t)e & (CHUNK_SIZE - 1)) == 0)) {
+		e = far_new_chunk(w, fs, level, slot);
+		if (unlikely(e == NULL))
+			return false;
+	}
+	fs->pos = e + 1;
 	e->m = m;
 	e->tick = tick;
 	/*
@@ -872,6 +1016,15 @@ far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
 	 */
 	rte_prefetch0_write(e + 4);
 	return true;
+}
+
+/* Append to a far slot; false when the chunk pool is empty. */
+static __rte_always_inline bool
+far_push(struct pcr_wheel *w, unsigned int level, unsigned int slot,
+	 struct rte_mbuf *m, uint64_t tick)
+{
+	return far_push_fs(w, far_slot_of(w, level, slot), level, slot, m,
+			   tick);
 }
 
 /* --- placement ---------------------------------------------------------- */
@@ -906,7 +1059,7 @@ wheel_place(struct pcr_wheel *w, struct wheel_ccounters *c,
 	} else if (unlikely(!far_push(w, l, slot, m, tick))) {
 		return NO_CHUNK;
 	}
-	c->occ[l]++;
+	CADD(c->occ[l], 1);
 	return PLACED;
 }
 
@@ -918,7 +1071,7 @@ wheel_spill(struct pcr_wheel *w, struct wheel_ccounters *c, struct rte_mbuf *m,
 	enum place_result r = wheel_place(w, c, m, tick + 1);
 
 	if (r == PLACED) {
-		c->spill++;
+		CADD(c->spill, 1);
 		return;
 	}
 	wheel_drop(w, c, m,
@@ -957,14 +1110,14 @@ wheel_insert(struct pcr_wheel *w, struct wheel_ccounters *c,
 {
 	if (tick < w->cur_tick) {
 		tick = w->cur_tick;
-		c->late++;
+		CADD(c->late, 1);
 	} else if (unlikely(tick - w->cur_tick >= w->horizon_ticks)) {
 		if (w->horizon_policy == PCR_WHEEL_HORIZON_DROP) {
 			wheel_drop(w, c, m, PCR_WHEEL_DROP_HORIZON);
 			return;
 		}
 		tick = w->cur_tick + w->horizon_ticks - 1;
-		c->horizon_cap++;
+		CADD(c->horizon_cap, 1);
 		/* the packet now leaves at the horizon: say so in its field */
 		*pcr_wheel_departure(m, w->head.dynfield_offset) =
 			w->epoch_tsc + tick * w->granularity_tsc;
@@ -977,29 +1130,64 @@ wheel_insert(struct pcr_wheel *w, struct wheel_ccounters *c,
  * first computes the ticks and prefetches the slot heads the second will
  * read, so their misses overlap instead of queueing one by one.
  */
-static inline void
-wheel_insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
-		   const struct __pcr_wheel_entry *e, unsigned int n)
+static __rte_always_inline void
+insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
+	     const struct __pcr_wheel_entry *e, unsigned int n, const bool two)
 {
 	uint64_t tick[INBOX_BURST];
 	const uint64_t cur = w->cur_tick, horizon = w->horizon_ticks;
 	const unsigned int sb = w->slot_bits;
 	const uint32_t mask = w->mask;
 	/* level 1 takes every far tick (2 levels), or those of cur's block */
-	const bool far_all = w->levels == 2, far = w->levels > 1;
-	struct far_slot *const far1 = w->far;
+	const bool far_all = two || w->levels == 2, far = two || w->levels > 1;
 	uint64_t occ0 = 0, occ1 = 0;
 	struct l0_view v;
 	unsigned int i;
 
+	/*
+	 * Level 1 first, in one pass: while the entries are for level 1
+	 * (two levels), within the horizon, they are placed as their tick
+	 * is computed. From the first that is not on, the rest take the two
+	 * passes below, in order, so FIFO holds whatever path each takes.
+	 * The far slots' heads are not prefetched: a far level's active
+	 * heads (one per level-1 slot the departures span, 24 B each: 6 KiB
+	 * for 1 s) stay in L1 as it is; level 0's lines do not.
+	 */
+	if (two && w->tick_mul != 0) {
+		/*
+		 * Offsets from the start of cur's slot: level 1 takes
+		 * [l1_tsc, horizon_tsc), the rest of cur's block and the
+		 * horizon in cycles; one unsigned compare (a departure before
+		 * cur's slot wraps to a huge offset). Locals: the stores into
+		 * the chunks must not make the compiler reload them from w.
+		 */
+		const uint64_t g = w->granularity_tsc, mul = w->tick_mul;
+		const uint64_t cur_tsc = w->epoch_tsc + cur * g;
+		const uint64_t l1_tsc = ((cur | mask) + 1 - cur) * g;
+		const uint64_t span = horizon * g - l1_tsc;
+		struct far_slot *const far1 = w->far;
+
+		for (i = 0; horizon * g > l1_tsc && i < n; i++) {
+			uint64_t d = e[i].tsc - cur_tsc;
+			uint64_t t = cur + (uint64_t)(((unsigned __int128)d *
+						       mul) >> 64);
+			unsigned int slot = (t >> sb) & mask;
+
+			if (unlikely(d - l1_tsc >= span ||
+				     !far_push_fs(w, &far1[slot], 1, slot,
+						  e[i].m, t)))
+				break;
+			occ1++;
+		}
+		e += i;
+		n -= i;
+	}
 	for (i = 0; i < n; i++) {
-		uint64_t t = wheel_tick_of(w, e[i].tsc), d = (t ^ cur) >> sb;
+		uint64_t t = wheel_tick_of(w, e[i].tsc);
 
 		tick[i] = t;
-		if (d == 0)
+		if (((t ^ cur) >> sb) == 0)
 			l0_prefetch(w, t & mask);
-		else if (far && (far_all || (d >> sb) == 0))
-			rte_prefetch0(&far1[(t >> sb) & mask]);
 	}
 	/*
 	 * The common cases inline: due within the horizon, for level 0 or
@@ -1030,9 +1218,19 @@ wheel_insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
 		l0_view_get(w, &v);
 	}
 	l0_view_sync(w, &v);
-	c->occ[0] += occ0;
+	CADD(c->occ[0], occ0);
 	if (far)
-		c->occ[1] += occ1;
+		CADD(c->occ[1], occ1);
+}
+
+static inline void
+wheel_insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
+		   const struct __pcr_wheel_entry *e, unsigned int n)
+{
+	if (w->levels == 2)
+		insert_burst(w, c, e, n, true);
+	else
+		insert_burst(w, c, e, n, false);
 }
 
 static void
@@ -1054,7 +1252,7 @@ wheel_take_inbox(struct pcr_wheel *w, struct wheel_ccounters *c,
 		if (got > zcd.n1)
 			wheel_insert_burst(w, c, zcd.ptr2, got - zcd.n1);
 		rte_ring_dequeue_zc_elem_finish(w->head.inbox, got);
-		c->taken += got;
+		CADD(c->taken, got);
 		if (got < k)
 			break;
 		max -= got;
@@ -1072,6 +1270,292 @@ chunk_prefetch(const struct far_chunk *ch)
 		rte_prefetch0(RTE_PTR_ADD(ch, off));
 }
 
+/* --- level 0's run -------------------------------------------------------- */
+
+/*
+ * 64 slot counts @cw -> their starts from *@off on (*@off moves past
+ * them); *@most: the largest count so far. Returns the slots with
+ * entries, as a bitmap word. run_build()'s per-slot pass, 4 slots per
+ * step with SSE4.1 where there is one.
+ */
+static inline uint64_t
+run_prefix64(uint32_t *cw, uint32_t *off, uint32_t *most)
+{
+	uint64_t bits = 0;
+	unsigned int b;
+#if defined(RTE_ARCH_X86) && defined(__SSE4_1__)
+	const __m128i zero = _mm_setzero_si128();
+	__m128i o = _mm_set1_epi32((int)*off), mx = _mm_set1_epi32((int)*most);
+	uint32_t lanes[4];
+
+	for (b = 0; b < 64; b += 4) {
+		__m128i k = _mm_loadu_si128((const __m128i *)(cw + b));
+		/* inclusive prefix sum of the 4 counts */
+		__m128i p = _mm_add_epi32(k, _mm_slli_si128(k, 4));
+		unsigned int nz;
+
+		p = _mm_add_epi32(p, _mm_slli_si128(p, 8));
+		_mm_storeu_si128((__m128i *)(cw + b),
+				 _mm_add_epi32(o, _mm_sub_epi32(p, k)));
+		o = _mm_add_epi32(o, _mm_shuffle_epi32(p, 0xff));
+		mx = _mm_max_epu32(mx, k);
+		nz = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(k, zero)));
+		bits |= (uint64_t)(nz ^ 0xf) << b;
+	}
+	*off = (uint32_t)_mm_cvtsi128_si32(o);
+	_mm_storeu_si128((__m128i *)lanes, mx);
+	lanes[0] = RTE_MAX(lanes[0], lanes[1]);
+	lanes[2] = RTE_MAX(lanes[2], lanes[3]);
+	*most = RTE_MAX(lanes[0], lanes[2]);
+#else
+	uint32_t o = *off, mx = *most;
+
+	for (b = 0; b < 64; b++) {
+		uint32_t k = cw[b];
+
+		cw[b] = o;
+		o += k;
+		mx = RTE_MAX(mx, k);
+		bits |= (uint64_t)(k != 0) << b;
+	}
+	*off = o;
+	*most = mx;
+#endif
+	return bits;
+}
+
+/*
+ * A level-1 slot cascades into level 0 as a whole, at the start of its
+ * block, and at 1M queued it holds thousands of packets for 4096 level-0
+ * slots, about two each. Pushing them one by one writes one line in each
+ * of 4096 slots (256 KiB) and reads it back up to a block later, when it
+ * has left the caches; the drain then pays per slot. Instead, when the
+ * cascade is big (run_min entries and more, level 0 empty) it is
+ * counting-sorted by slot into one contiguous array, the run: a pass that
+ * counts per slot, a prefix sum, a pass that scatters the mbufs into
+ * place (stable: FIFO within a slot is the chunks' order). run_end[s] is
+ * where slot s's entries end. The drain then copies whole ranges of the
+ * run (run_drain()). Packets that reach level 0 any other way (placed
+ * directly, late, spilled, cascaded from level 2 and up, or a cascade
+ * that takes the per-slot path) go to the slots' arrays as before; in a
+ * slot the run's entries leave first, as they were taken from the inbox
+ * first (the array can only receive packets for a slot of cur's block
+ * once the block's level-1 slot has cascaded). Level 0's bitmap (and
+ * summary) marks slots with packets in either; abm marks the arrays, rbm
+ * the run's slots (as built; run_slot moves on as the run drains).
+ *
+ * Same outcome as the per-slot push, by construction: level 0 is empty
+ * when the run is built, and a slot with more than slot_capacity entries
+ * (which would spill) sends the whole cascade to the per-slot path.
+ */
+static bool
+run_build(struct pcr_wheel *w, struct far_chunk *head,
+	  const struct far_chunk *tail, uint32_t tail_count, uint32_t total)
+{
+	uint32_t *cnt = w->run_end;
+	struct rte_mbuf **run = w->run;
+	const uint32_t mask = w->mask, cap = w->slot_capacity;
+	const unsigned int nslots = w->nslots;
+	const unsigned int nb = RTE_MIN(nslots, 64U);
+	uint64_t sum = 0;
+	uint32_t off = 0, most = 0;
+	struct far_chunk *ch;
+	unsigned int wi, b;
+
+	if (total < w->run_min || total > w->run_cap || w->summary[0] != 0)
+		return false;
+	memset(cnt, 0, nslots * sizeof(*cnt));
+	/*
+	 * The chunks were written up to a second ago and come from memory:
+	 * two chunks ahead (the next one's first line, prefetched a chunk
+	 * earlier, says where the one after it is).
+	 */
+	if (head->next != NULL)
+		chunk_prefetch(head->next);
+	for (ch = head; ch != NULL; ch = ch->next) {
+		const struct far_entry *x = ch->e;
+		const struct far_entry *end =
+			x + (ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES);
+
+		if (ch->next != NULL && ch->next->next != NULL)
+			chunk_prefetch(ch->next->next);
+		for (; x + 1 < end; x += 2) {
+			cnt[x[0].tick & mask]++;
+			cnt[x[1].tick & mask]++;
+		}
+		if (x < end)
+			cnt[x->tick & mask]++;
+	}
+	/* counts -> starts; the slots with entries; any over capacity? */
+	for (wi = 0; wi < w->words; wi++) {
+		uint32_t *cw = cnt + (size_t)wi * 64;
+		uint64_t bits = 0;
+
+		if (nb == 64) {
+			bits = run_prefix64(cw, &off, &most);
+		} else {
+			for (b = 0; b < nb; b++) {
+				uint32_t k = cw[b];
+
+				cw[b] = off;
+				off += k;
+				most = RTE_MAX(most, k);
+				bits |= (uint64_t)(k != 0) << b;
+			}
+		}
+		w->rbm[wi] = bits;
+		if (bits != 0)
+			sum |= 1ULL << wi;
+	}
+	if (most > cap)
+		return false; /* a slot would spill: the per-slot path */
+	for (ch = head; ch != NULL; ch = ch->next) {
+		const struct far_entry *x = ch->e;
+		const struct far_entry *end =
+			x + (ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES);
+
+		for (; x + 1 < end; x += 2) {
+			run[cnt[x[0].tick & mask]++] = x[0].m;
+			run[cnt[x[1].tick & mask]++] = x[1].m;
+		}
+		if (x < end)
+			run[cnt[x->tick & mask]++] = x->m;
+	}
+	/* level 0 was empty: its bitmap is the run's */
+	memcpy(w->bitmap, w->rbm, w->words * sizeof(uint64_t));
+	w->summary[0] = sum;
+	w->run_pos = 0;
+	w->run_len = total;
+	wi = __builtin_ctzll(sum);
+	w->run_slot = (wi << 6) + __builtin_ctzll(w->rbm[wi]);
+	return true;
+}
+
+/* Bits of word @wi of a bitmap that fall in slots [@lo, @hi]. */
+static inline uint64_t
+range_bits(unsigned int wi, unsigned int lo, unsigned int hi)
+{
+	uint64_t m = ~0ULL;
+
+	if (wi == lo >> 6)
+		m &= ~0ULL << (lo & 63);
+	if (wi == hi >> 6)
+		m &= ~0ULL >> (63 - (hi & 63));
+	return m;
+}
+
+/* First set bit of @bm in [@lo, @hi]; hi + 1 if none. */
+static inline unsigned int
+bits_first(const uint64_t *bm, unsigned int lo, unsigned int hi)
+{
+	unsigned int wi;
+
+	for (wi = lo >> 6; wi <= hi >> 6; wi++) {
+		uint64_t x = bm[wi] & range_bits(wi, lo, hi);
+
+		if (x != 0)
+			return (wi << 6) + __builtin_ctzll(x);
+	}
+	return hi + 1;
+}
+
+/* Last set bit of @bm in [@lo, @hi], which has one. */
+static inline unsigned int
+bits_last(const uint64_t *bm, unsigned int lo, unsigned int hi)
+{
+	unsigned int wi = hi >> 6;
+
+	for (;; wi--) {
+		uint64_t x = bm[wi] & range_bits(wi, lo, hi);
+
+		if (x != 0)
+			return (wi << 6) + 63 - __builtin_clzll(x);
+	}
+}
+
+/* Set bits of @bm in [@lo, @hi]. */
+static inline unsigned int
+bits_count(const uint64_t *bm, unsigned int lo, unsigned int hi)
+{
+	unsigned int wi, n = 0;
+
+	for (wi = lo >> 6; wi <= hi >> 6; wi++)
+		n += __builtin_popcountll(bm[wi] & range_bits(wi, lo, hi));
+	return n;
+}
+
+/* The slot in [@lo, @hi] that holds run entry @x (it is in that range). */
+static inline unsigned int
+run_slot_of(const struct pcr_wheel *w, unsigned int lo, unsigned int hi,
+	    uint32_t x)
+{
+	/* first s with run_end[s] > x */
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (w->run_end[mid] > x)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * Emit from the run, starting at slot @j == run_slot (the first level-0
+ * slot with packets at or after cur's, @pos), through slot @tslot (the
+ * last due) at most, but no further than the first slot with array
+ * entries (they leave after that slot's run entries). Up to @room
+ * packets. Clears the level-0 bits of the slots it empties, counts the
+ * clock's jumps into *@adv and returns in *@curslot the slot the clock
+ * moves to: the last one emitted from when it stops for @room, else the
+ * last one it covered.
+ */
+static unsigned int
+run_drain(struct pcr_wheel *w, unsigned int j, unsigned int pos,
+	  unsigned int tslot, struct rte_mbuf **out, unsigned int room,
+	  unsigned int *curslot, unsigned int *adv)
+{
+	uint64_t *bm = w->bitmap; /* level 0's words */
+	const uint64_t *abm = w->abm;
+	struct rte_mbuf *const *src = w->run + w->run_pos;
+	unsigned int e, hi, clr, wi;
+	uint32_t avail, k, p;
+
+	e = bits_first(abm, j, tslot);
+	if (e > tslot)
+		e = tslot;
+	avail = w->run_end[e] - w->run_pos;
+	k = RTE_MIN(avail, (uint32_t)room);
+	memcpy(out, src, (size_t)k * sizeof(*src));
+	p = w->run_pos + k;
+	w->run_pos = p;
+	if (k < avail) {
+		/* stopped inside the range: at run entry p's slot */
+		unsigned int nxt = run_slot_of(w, j, e, p);
+
+		hi = run_slot_of(w, j, nxt, p - 1);
+		w->run_slot = nxt;
+		clr = nxt; /* slots before it are done */
+	} else {
+		hi = k == room ? bits_last(w->rbm, j, e) : e;
+		w->run_slot = p == w->run_len ? w->nslots
+			      : e + 1 < w->nslots
+				      ? bits_first(w->rbm, e + 1, w->nslots - 1)
+				      : w->nslots;
+		clr = e + 1;
+	}
+	*adv += bits_count(bm, j, hi) - (j == pos);
+	/* slots [j, clr) have no run entries left: keep those with arrays */
+	for (wi = j >> 6; clr > j && wi <= (clr - 1) >> 6; wi++) {
+		bm[wi] &= ~range_bits(wi, j, clr - 1) | abm[wi];
+		if (bm[wi] == 0)
+			w->summary[0] &= ~(1ULL << wi);
+	}
+	*curslot = hi;
+	return k;
+}
+
 /*
  * Move a far slot's packets down to nearer levels (relative to cur_tick,
  * which is the slot's start). A level-1 slot goes to level 0 as a whole, so
@@ -1082,14 +1566,34 @@ wheel_cascade(struct pcr_wheel *w, struct wheel_ccounters *c,
 	      unsigned int level, unsigned int slot)
 {
 	struct far_slot *fs = far_slot_of(w, level, slot);
-	struct far_chunk *ch = fs->head, *tail = fs->tail, *next;
-	uint32_t tail_count = fs->tail_count;
+	struct far_chunk *ch = fs->head, *tail, *next;
+	uint32_t tail_count;
 	uint64_t moved = 0;
 
+	if (fs->pos == NULL)
+		return;
+	tail = chunk_of(fs->pos);
+	tail_count = fs->pos - tail->e;
 	fs->head = NULL;
-	fs->tail = NULL;
-	fs->tail_count = 0;
+	fs->pos = NULL;
 	bit_clear(w, level, slot);
+	if (level == 1 && ch != NULL) {
+		uint32_t total = (fs->nchunks - 1) * PCR_WHEEL_CHUNK_ENTRIES +
+				 tail_count;
+
+		fs->nchunks = 0;
+		if (run_build(w, ch, tail, tail_count, total)) {
+			/* the whole chain back to the pool at once */
+			tail->next = w->free_chunks;
+			w->free_chunks = ch;
+			CADD(c->occ[0], total);
+			CSUB(c->occ[1], total);
+			CADD(c->cascaded, total);
+			CADD(c->sorted, total);
+			return;
+		}
+	}
+	fs->nchunks = 0;
 	while (ch != NULL) {
 		uint32_t n = ch == tail ? tail_count : PCR_WHEEL_CHUNK_ENTRIES;
 		uint32_t i;
@@ -1122,7 +1626,7 @@ wheel_cascade(struct pcr_wheel *w, struct wheel_ccounters *c,
 				}
 			}
 			l0_view_sync(w, &v);
-			c->occ[0] += placed;
+			CADD(c->occ[0], placed);
 		} else {
 			for (i = 0; i < n; i++)
 				wheel_place_or_spill(w, c, ch->e[i].m,
@@ -1133,8 +1637,8 @@ wheel_cascade(struct pcr_wheel *w, struct wheel_ccounters *c,
 		w->free_chunks = ch;
 		ch = next;
 	}
-	c->occ[level] -= moved;
-	c->cascaded += moved;
+	CSUB(c->occ[level], moved);
+	CADD(c->cascaded, moved);
 }
 
 /*
@@ -1214,7 +1718,7 @@ wheel_advance_to(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t tick)
 	unsigned int l;
 
 	__atomic_store_n(&w->cur_tick, tick, __ATOMIC_RELAXED);
-	c->advances++;
+	CADD(c->advances, 1);
 	if (likely((tick & w->mask) != 0))
 		return; /* not at a level-1 boundary: nothing to cascade */
 	for (l = w->levels - 1; l >= 1; l--) {
@@ -1240,7 +1744,7 @@ wheel_emit(struct pcr_wheel *w, struct wheel_ccounters *c,
 	if (!bit_test(w, 0, slot))
 		return 0;
 	got = l0_pop(w, slot, mbufs, n);
-	c->occ[0] -= got;
+	CSUB(c->occ[0], got);
 	return got;
 }
 
@@ -1277,6 +1781,17 @@ l0_drain(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t target,
 		ev = block + j;
 		if (ev > target)
 			break;
+		if (j == w->run_slot) {
+			/* the run's next slot: copy out a range of slots */
+			unsigned int tslot = target - block >= w->mask
+						     ? w->mask
+						     : target - block, hi;
+
+			cnt += run_drain(w, j, pos, tslot, mbufs + cnt, n - cnt,
+					 &hi, &adv);
+			cur = block + hi;
+			continue;
+		}
 		if (ev != cur) {
 			cur = ev;
 			adv++;
@@ -1286,8 +1801,8 @@ l0_drain(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t target,
 		cnt += l0_pop(w, j, mbufs + cnt, n - cnt);
 	}
 	__atomic_store_n(&w->cur_tick, cur, __ATOMIC_RELAXED);
-	c->advances += adv;
-	c->occ[0] -= cnt;
+	CADD(c->advances, adv);
+	CSUB(c->occ[0], cnt);
 	return cnt;
 }
 
@@ -1342,14 +1857,13 @@ unsigned int
 pcr_wheel_dequeue_burst(struct pcr_wheel *w, uint64_t now_tsc,
 			struct rte_mbuf **mbufs, unsigned int n)
 {
-	struct wheel_ccounters c = w->c;
+	struct wheel_ccounters *c = &w->c;
 	unsigned int cnt;
 
 	rte_seqcount_write_begin(&w->seq);
-	wheel_take_inbox(w, &c, n);
-	cnt = wheel_run(w, &c, wheel_tick_of_now(w, now_tsc), mbufs, n, true);
-	c.dequeued += cnt;
-	counters_publish(w, &c);
+	wheel_take_inbox(w, c, n);
+	cnt = wheel_run(w, c, wheel_tick_of_now(w, now_tsc), mbufs, n, true);
+	CADD(c->dequeued, cnt);
 	rte_seqcount_write_end(&w->seq);
 	return cnt;
 }
@@ -1357,15 +1871,15 @@ pcr_wheel_dequeue_burst(struct pcr_wheel *w, uint64_t now_tsc,
 unsigned int
 pcr_wheel_flush(struct pcr_wheel *w, struct rte_mbuf **mbufs, unsigned int n)
 {
-	struct wheel_ccounters c = w->c;
+	struct wheel_ccounters *c = &w->c;
 	unsigned int cnt = 0, l;
 	uint64_t queued = 0;
 
 	rte_seqcount_write_begin(&w->seq);
 	for (l = 0; l < w->levels; l++)
-		queued += c.occ[l];
+		queued += c->occ[l];
 	if (queued > 0)
-		cnt = wheel_run(w, &c, UINT64_MAX - 1, mbufs, n, false);
+		cnt = wheel_run(w, c, UINT64_MAX - 1, mbufs, n, false);
 	if (cnt < n) {
 		struct __pcr_wheel_entry e[INBOX_BURST];
 
@@ -1379,13 +1893,12 @@ pcr_wheel_flush(struct pcr_wheel *w, struct rte_mbuf **mbufs, unsigned int n)
 			for (i = 0; i < got; i++)
 				mbufs[cnt + i] = e[i].m;
 			cnt += got;
-			c.taken += got;
+			CADD(c->taken, got);
 			if (got < k)
 				break;
 		}
 	}
-	c.dequeued += cnt;
-	counters_publish(w, &c);
+	CADD(c->dequeued, cnt);
 	rte_seqcount_write_end(&w->seq);
 	return cnt;
 }
@@ -1440,6 +1953,7 @@ pcr_wheel_stats_get(const struct pcr_wheel *w, struct pcr_wheel_stats *s)
 		c.horizon_cap = LOAD(w->c.horizon_cap);
 		c.spill = LOAD(w->c.spill);
 		c.cascaded = LOAD(w->c.cascaded);
+		c.sorted = LOAD(w->c.sorted);
 		c.advances = LOAD(w->c.advances);
 		for (i = 0; i < w->levels; i++)
 			c.occ[i] = LOAD(w->c.occ[i]);
@@ -1468,6 +1982,7 @@ pcr_wheel_stats_get(const struct pcr_wheel *w, struct pcr_wheel_stats *s)
 	s->horizon_cap = c.horizon_cap;
 	s->spill = c.spill;
 	s->cascaded = c.cascaded;
+	s->sorted = c.sorted;
 	s->advances = c.advances;
 	s->levels = w->levels;
 	for (i = 0; i < w->levels; i++) {
@@ -1520,5 +2035,6 @@ pcr_wheel_free(struct pcr_wheel *w)
 	rte_free(w->l0_mem);
 	rte_free(w->far);
 	rte_free(w->chunks);
+	rte_free(w->run);
 	rte_free(w);
 }

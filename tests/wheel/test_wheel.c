@@ -32,6 +32,13 @@
 #define G_NS     1000ULL
 #define G_TSC    (HZ / 1000000000ULL * G_NS)
 #define POOL_N   (300 * 1024)
+/* level 0's sorted run: not in the rte_ring level-0 variant, which gives
+ * the same results through the per-slot path */
+#ifdef PCR_WHEEL_L0_RING
+#define RUN_SORTS 0
+#else
+#define RUN_SORTS 1
+#endif
 
 static struct rte_mempool *pool;
 static int dyn_off;
@@ -785,6 +792,254 @@ test_flush_order(void **state)
 	wheel_finish(w);
 }
 
+/* --- level 0's sorted run --------------------------------------------------- */
+
+/* 16 slots x 2 levels, capacity 8: a run from 4 cascaded packets on. */
+static struct pcr_wheel *
+run_wheel(uint64_t t0, struct drop_log *log)
+{
+	struct pcr_wheel_params p;
+	struct pcr_wheel *w;
+
+	params_init(&p, t0);
+	p.slot_bits = 4;
+	p.levels = 2;
+	p.slot_capacity = 8;
+	p.horizon_ns = 200 * G_NS;
+	p.drop_fn = drop_cb;
+	p.drop_arg = log;
+	w = pcr_wheel_create(&p);
+	assert_non_null(w);
+	return w;
+}
+
+static void
+expect_ids(const uint32_t *ids, unsigned int n, const uint32_t *want)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] != want[i])
+			fail_msg("position %u: id %u, want %u", i, ids[i],
+				 want[i]);
+}
+
+/*
+ * Run entries count against their slot's capacity, leave before what the
+ * slot's array receives later (direct, spilled, late), and a partial
+ * drain keeps the clock on the slot being drained.
+ */
+static void
+test_run_capacity(void **state)
+{
+	static const uint32_t want20[] = {5, 13, 14, 17, 18};
+	static const uint32_t want21[] = {6, 7, 8, 9, 10, 11, 12, 15};
+	struct drop_log log = {0};
+	struct pcr_wheel_stats s;
+	struct pcr_wheel *w;
+	struct rte_mbuf *m[8];
+	uint64_t t0 = 5000;
+	uint32_t ids[16];
+	unsigned int i, n;
+
+	(void)state;
+	w = run_wheel(t0, &log);
+	/* level 1, slot of block 1 (ticks 16..31), in reverse tick order */
+	for (i = 6; i < 13; i++)
+		enqueue_one(w, i, t0 + 21 * G_TSC + i);
+	for (i = 0; i < 6; i++)
+		enqueue_one(w, i, t0 + 20 * G_TSC + G_TSC - 1 - i);
+	assert_int_equal(drain_at(w, t0, NULL, 0), 0);
+	/* the cascade at tick 16 sorts the 13 into the run */
+	assert_int_equal(drain_at(w, t0 + 16 * G_TSC, NULL, 0), 0);
+	pcr_wheel_stats_get(w, &s);
+	assert_int_equal(s.sorted, RUN_SORTS ? 13 : 0);
+	assert_int_equal(s.level_occupancy[0], 13);
+	/* slot 20 holds 6: two fit, the third spills to 21 (7 + 1), the
+	 * fourth finds 20 and 21 full */
+	for (i = 13; i < 17; i++)
+		enqueue_one(w, i, t0 + 20 * G_TSC);
+	assert_int_equal(drain_at(w, t0 + 19 * G_TSC, NULL, 0), 0);
+	pcr_wheel_stats_get(w, &s);
+	assert_int_equal(s.spill, 1);
+	assert_int_equal(s.drop[PCR_WHEEL_DROP_FULL], 1);
+	assert_int_equal(log.last_id, 16);
+	/* take 5 of slot 20: the clock stays there */
+	n = pcr_wheel_dequeue_burst(w, t0 + 20 * G_TSC, m, 5);
+	assert_int_equal(n, 5);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(pkt_id(m[i]), i);
+		rte_pktmbuf_free(m[i]);
+	}
+	/* 1 run + 2 array left in slot 20: room again; and a late packet
+	 * joins the slot the clock is on */
+	enqueue_one(w, 17, t0 + 20 * G_TSC);
+	enqueue_one(w, 18, t0 + 3 * G_TSC);
+	assert_int_equal(drain_at(w, t0 + 20 * G_TSC, ids, 16), 5);
+	expect_ids(ids, 5, want20);
+	assert_int_equal(drain_at(w, t0 + 21 * G_TSC - 1, NULL, 0), 0);
+	assert_int_equal(drain_at(w, t0 + 21 * G_TSC, ids, 16), 8);
+	expect_ids(ids, 8, want21);
+	pcr_wheel_stats_get(w, &s);
+	assert_int_equal(s.late, 1);
+	assert_int_equal(s.spill, 1);
+	assert_int_equal(s.queued, 0);
+	assert_int_equal(pcr_wheel_next_tsc(w), UINT64_MAX);
+	wheel_finish(w);
+}
+
+/*
+ * A cascade with a slot over capacity takes the per-slot path (spills
+ * exactly as before); so does one smaller than the run's minimum (a
+ * quarter of the slots, 4 here).
+ */
+static void
+test_run_fallback(void **state)
+{
+	struct drop_log log = {0};
+	struct pcr_wheel_stats s;
+	struct pcr_wheel *w;
+	uint64_t t0 = 0;
+	uint32_t ids[16];
+	unsigned int i;
+
+	(void)state;
+	w = run_wheel(t0, &log);
+	for (i = 0; i < 10; i++) /* 10 for slot 20: 8 fit, 2 spill */
+		enqueue_one(w, i, t0 + 20 * G_TSC);
+	for (i = 10; i < 13; i++)
+		enqueue_one(w, i, t0 + 22 * G_TSC);
+	assert_int_equal(drain_at(w, t0, NULL, 0), 0);
+	assert_int_equal(drain_at(w, t0 + 16 * G_TSC, NULL, 0), 0);
+	pcr_wheel_stats_get(w, &s);
+	assert_int_equal(s.sorted, 0);
+	assert_int_equal(s.cascaded, 13);
+	assert_int_equal(s.spill, 2);
+	assert_int_equal(drain_at(w, t0 + 20 * G_TSC, ids, 16), 8);
+	assert_int_equal(drain_at(w, t0 + 21 * G_TSC, ids, 16), 2);
+	assert_int_equal(ids[0], 8);
+	assert_int_equal(ids[1], 9);
+	assert_int_equal(drain_at(w, t0 + 22 * G_TSC, ids, 16), 3);
+
+	for (i = 20; i < 23; i++) /* 3 for block 3 (ticks 48..63) */
+		enqueue_one(w, i, t0 + (50 - i % 2) * G_TSC);
+	assert_int_equal(drain_at(w, t0 + 40 * G_TSC, NULL, 0), 0);
+	assert_int_equal(drain_at(w, t0 + 49 * G_TSC, ids, 16), 1);
+	assert_int_equal(ids[0], 21);
+	assert_int_equal(drain_at(w, t0 + 50 * G_TSC, ids, 16), 2);
+	assert_int_equal(ids[0], 20);
+	assert_int_equal(ids[1], 22);
+	pcr_wheel_stats_get(w, &s);
+	assert_int_equal(s.cascaded, 16);
+	assert_int_equal(s.sorted, 0);
+	wheel_finish(w);
+}
+
+/* Flush takes the run out in order too, between the arrays' packets. */
+static void
+test_run_flush(void **state)
+{
+	static const uint32_t want[] = {2, 3, 20, 4, 5, 21, 6, 7, 8, 9, 10, 11};
+	struct drop_log log = {0};
+	struct pcr_wheel_stats s;
+	struct pcr_wheel *w;
+	struct rte_mbuf *m[32];
+	uint64_t t0 = 100;
+	uint32_t ids[32];
+	unsigned int i, n;
+
+	(void)state;
+	w = run_wheel(t0, &log);
+	for (i = 0; i < 12; i++) /* ticks 16, 16, 17, 17, ..., 21, 21 */
+		enqueue_one(w, i, t0 + (16 + i / 2) * G_TSC);
+	assert_int_equal(drain_at(w, t0, NULL, 0), 0);
+	assert_int_equal(drain_at(w, t0 + 16 * G_TSC, ids, 16), 2);
+	enqueue_one(w, 20, t0 + 17 * G_TSC); /* slot 17's array */
+	enqueue_one(w, 21, t0 + 18 * G_TSC);
+	assert_int_equal(drain_at(w, t0 + 16 * G_TSC, NULL, 0), 0);
+	n = pcr_wheel_flush(w, m, RTE_DIM(m));
+	assert_int_equal(n, RTE_DIM(want));
+	for (i = 0; i < n; i++) {
+		ids[i] = pkt_id(m[i]);
+		rte_pktmbuf_free(m[i]);
+	}
+	expect_ids(ids, n, want);
+	pcr_wheel_stats_get(w, &s);
+	assert_int_equal(s.sorted, RUN_SORTS ? 12 : 0);
+	wheel_finish(w);
+}
+
+/*
+ * Level-1 ticks by multiply (ceil(2^64 / g)) against exact division, at
+ * slot boundaries (k g - 1 and k g after the epoch), for an odd g: each
+ * packet leaves exactly when its slot starts, not a cycle before.
+ */
+static void
+test_tick_multiply(void **state)
+{
+	static const uint64_t hz[] = {1000999000ULL, 2600000000ULL,
+				      3333333333ULL};
+	unsigned int h;
+
+	(void)state;
+	for (h = 0; h < RTE_DIM(hz); h++) {
+		struct pcr_wheel_params p;
+		struct pcr_wheel_info info;
+		struct pcr_wheel *w;
+		struct rte_mbuf *out[128];
+		uint64_t t0 = 12345, g, ticks[40];
+		unsigned int i, n = 0;
+
+		pcr_wheel_params_default(&p);
+		p.tsc_hz = hz[h];
+		p.start_tsc = t0;
+		w = pcr_wheel_create(&p);
+		assert_non_null(w);
+		pcr_wheel_info_get(w, &info);
+		g = info.granularity_tsc; /* 1001, 2600, 3333 */
+		srandom(100 + h);
+		/* distinct level-1 ticks, increasing, up to the horizon */
+		for (i = 0; i < RTE_DIM(ticks); i++)
+			ticks[i] = 4096 * (i + 1) + random() % 4000;
+		ticks[RTE_DIM(ticks) - 1] = 1999999; /* last slot of 2 s */
+		for (i = RTE_DIM(ticks); i-- > 0;) {
+			struct rte_mbuf *m[2] = {pkt_new(2 * i),
+						 pkt_new(2 * i + 1)};
+			/* a cycle before the slot (the previous tick), and
+			 * its first cycle */
+			uint64_t dep[2] = {t0 + ticks[i] * g - 1,
+					   t0 + ticks[i] * g};
+
+			assert_int_equal(pcr_wheel_enqueue_burst(w, m, dep, 2),
+					 2);
+		}
+		/* the wheel takes n from its inbox per call: all of it */
+		assert_int_equal(pcr_wheel_dequeue_burst(w, t0, out,
+							 RTE_DIM(out)),
+				 0);
+		for (i = 0; i < RTE_DIM(ticks); i++) {
+			uint64_t s = t0 + ticks[i] * g;
+			unsigned int k;
+
+			/* the first: due at the previous tick's start */
+			k = pcr_wheel_dequeue_burst(w, s - g, out, 4);
+			assert_int_equal(k, 1);
+			assert_int_equal(pkt_id(out[0]), 2 * i);
+			rte_pktmbuf_free(out[0]);
+			assert_int_equal(pcr_wheel_dequeue_burst(w, s - 1, out,
+								 4),
+					 0);
+			k = pcr_wheel_dequeue_burst(w, s, out, 4);
+			assert_int_equal(k, 1);
+			assert_int_equal(pkt_id(out[0]), 2 * i + 1);
+			rte_pktmbuf_free(out[0]);
+			n += 2;
+		}
+		assert_int_equal(n, 2 * RTE_DIM(ticks));
+		wheel_finish(w);
+	}
+}
+
 /* --- property test against a reference model ------------------------------ */
 
 struct ref_pkt {
@@ -851,9 +1106,15 @@ rnd_ticks(uint64_t horizon)
 	return v % (horizon + horizon / 8 + 2);
 }
 
+/*
+ * @dense: departures within the next three level-1 slots and the clock
+ * moving a few level-0 slots per step, so that level-1 slots cascade
+ * thousands of packets at once (level 0's sorted run, even at 4096 slots).
+ */
 static void
-run_property(unsigned int seed, unsigned int slot_bits, unsigned int levels,
-	     bool cap, uint64_t epoch, unsigned int steps)
+run_property_mode(unsigned int seed, unsigned int slot_bits,
+		  unsigned int levels, bool cap, uint64_t epoch,
+		  unsigned int steps, bool dense)
 {
 	struct pcr_wheel_params p;
 	struct pcr_wheel *w;
@@ -893,7 +1154,9 @@ run_property(unsigned int seed, unsigned int slot_bits, unsigned int levels,
 			k = 0;
 		/* enqueue k packets around the current time */
 		for (i = 0; i < k; i++) {
-			uint64_t off = rnd_ticks(horizon) * G_TSC +
+			uint64_t off = (dense ? rnd64() % (3ULL << slot_bits)
+					      : rnd_ticks(horizon)) *
+					       G_TSC +
 				       rnd64() % G_TSC;
 
 			m[i] = pkt_new(next_id);
@@ -905,7 +1168,11 @@ run_property(unsigned int seed, unsigned int slot_bits, unsigned int levels,
 		assert_int_equal(pcr_wheel_enqueue_burst(w, m, dep, k), k);
 
 		/* advance time by a random span; dequeue a random n */
-		if (random() % 3 != 0)
+		if (dense)
+			now += (rnd64() % ((1ULL << slot_bits) / 256 + 2)) *
+				       G_TSC +
+			       rnd64() % G_TSC;
+		else if (random() % 3 != 0)
 			now += rnd_ticks(horizon / 4 + 1) * G_TSC / 4 +
 			       rnd64() % G_TSC;
 		n = 1 + random() % 64;
@@ -953,11 +1220,21 @@ run_property(unsigned int seed, unsigned int slot_bits, unsigned int levels,
 	assert_int_equal(s.spill, 0);
 	assert_int_equal(s.queued, r.n + npend);
 	print_message("property seed %u: %" PRIu64 " out, %" PRIu64
-		      " cascaded, %" PRIu64 " late, %" PRIu64 " horizon\n",
-		      seed, s.dequeued, s.cascaded, s.late,
+		      " cascaded (%" PRIu64 " sorted), %" PRIu64
+		      " late, %" PRIu64 " horizon\n",
+		      seed, s.dequeued, s.cascaded, s.sorted, s.late,
 		      s.drop[PCR_WHEEL_DROP_HORIZON] + s.horizon_cap);
+	if (dense && RUN_SORTS)
+		assert_true(s.sorted > s.cascaded / 2);
 	free(r.q);
 	wheel_finish(w);
+}
+
+static void
+run_property(unsigned int seed, unsigned int slot_bits, unsigned int levels,
+	     bool cap, uint64_t epoch, unsigned int steps)
+{
+	run_property_mode(seed, slot_bits, levels, cap, epoch, steps, false);
 }
 
 static void
@@ -974,6 +1251,19 @@ test_property(void **state)
 	run_property(8, 6, 3, false, (1ULL << 63), 20000);
 	run_property(9, 12, 2, true, 1000, 20000); /* the default geometry */
 	run_property(10, 12, 2, false, UINT64_MAX - 5000 * G_TSC, 20000);
+}
+
+/* The same against level 0's sorted run: big level-1 cascades. */
+static void
+test_property_dense(void **state)
+{
+	(void)state;
+	run_property_mode(11, 12, 2, false, 1000, 6000, true);
+	run_property_mode(12, 12, 2, true, UINT64_MAX - 5000 * G_TSC, 6000,
+			  true);
+	run_property_mode(13, 8, 2, false, 1000, 20000, true);
+	run_property_mode(14, 6, 3, true, 12345, 20000, true);
+	run_property_mode(15, 4, 2, false, 0, 20000, true);
 }
 
 /* --- concurrency ---------------------------------------------------------- */
@@ -1148,6 +1438,11 @@ main(void)
 		cmocka_unit_test_setup(test_dynfield, test_setup),
 		cmocka_unit_test_setup(test_flush_order, test_setup),
 		cmocka_unit_test_setup(test_property, test_setup),
+		cmocka_unit_test_setup(test_property_dense, test_setup),
+		cmocka_unit_test_setup(test_run_capacity, test_setup),
+		cmocka_unit_test_setup(test_run_fallback, test_setup),
+		cmocka_unit_test_setup(test_run_flush, test_setup),
+		cmocka_unit_test_setup(test_tick_multiply, test_setup),
 		cmocka_unit_test_setup(test_concurrent, test_setup),
 	};
 
