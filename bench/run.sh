@@ -3,8 +3,8 @@
 # Copyright(c) 2026 The pacer authors
 #
 # bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--write-doc]
-#              [--only throughput|sched|accuracy|conformance|memory|lcores|scale]
-#              [--rx-lcores "N..."] [--scale-flows "N..."]
+#              [--only throughput|sched|accuracy|conformance|memory|lcores|scale|queued]
+#              [--rx-lcores "N..."] [--scale-flows "N..."] [--queued-limits "L..."]
 #              [--acc-sizes "BYTES..."] [--acc-rates "RATE..."] [--acc-slots "NS..."]
 #
 # Issue 7's benchmarks (docs/BENCHMARKS.md):
@@ -31,6 +31,9 @@
 #               throughput), one net_pcap port, 64-byte frames, against
 #               flows (--scale-flows, default 1000 10000 100000 1000000;
 #               1000 is always run: the baseline); goal 1M/1K <= 1.5.
+#   queued      the same against packets queued: 1000 flows x
+#               --flow-limit L for each L of --queued-limits (default 1
+#               10 100 1000; the first is the baseline); goal 1M/1K <= 1.5.
 # Every figure is a median over --reps reps; every ratio is against a
 # baseline measured in the same rep. Prints one JSON object per
 # measurement ({"bench","case","value","unit","baseline","baseline_value"})
@@ -40,7 +43,8 @@
 # tables into docs/PERFORMANCE.md ("Latest bench/run.sh run"), replacing
 # only the subsections of the parts this run ran. --quick: 1 rep of 3 s,
 # throughput's net_null case only, and unless given otherwise accuracy
-# 1514 B at 1mbit 100mbit 1gbit slot 1000 and scale 1000 10000 flows.
+# 1514 B at 1mbit 100mbit 1gbit slot 1000, scale 1000 10000 flows and
+# queued limits 1 10.
 # ACC_MAX_FRAMES (environment, default 1000000): most frames an accuracy
 # case sends (64 B at 10 gbit/s would be 14.9M for one second).
 # --json is what issue 7 names; the output is JSON lines either way.
@@ -66,6 +70,7 @@ ACC_SIZES=
 ACC_RATES=
 ACC_SLOTS=
 SCALE_FLOWS=
+QUEUED_LIMITS=
 ACC_MAX_FRAMES=${ACC_MAX_FRAMES:-1000000}
 
 # the command line as given, for --write-doc (environment overrides first)
@@ -90,23 +95,24 @@ while [ $# -gt 0 ]; do
 	--acc-rates) need $# "$1"; ACC_RATES=$2; shift ;;
 	--acc-slots) need $# "$1"; ACC_SLOTS=$2; shift ;;
 	--scale-flows) need $# "$1"; SCALE_FLOWS=$2; shift ;;
+	--queued-limits) need $# "$1"; QUEUED_LIMITS=$2; shift ;;
 	--write-doc) WRITE_DOC=1 ;;
 	--quick) QUICK=1; REPS=1; SECS=3 ;;
-	-h|--help) sed -n '4,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
 done
-case "$ONLY" in all|throughput|sched|accuracy|conformance|memory|lcores|scale) ;;
-*) echo "run.sh: bad --only '$ONLY': all, throughput, sched, accuracy, conformance, memory, lcores or scale" >&2; exit 2 ;;
+case "$ONLY" in all|throughput|sched|accuracy|conformance|memory|lcores|scale|queued) ;;
+*) echo "run.sh: bad --only '$ONLY': all, throughput, sched, accuracy, conformance, memory, lcores, scale or queued" >&2; exit 2 ;;
 esac
 case "$REPS" in ''|*[!0-9]*|0) echo "run.sh: bad --reps '$REPS'" >&2; exit 2 ;; esac
 if [ "$QUICK" = 1 ]; then
 	: "${ACC_SIZES:=1514}" "${ACC_RATES:=1mbit 100mbit 1gbit}" "${ACC_SLOTS:=1000}"
-	: "${SCALE_FLOWS:=1000 10000}"
+	: "${SCALE_FLOWS:=1000 10000}" "${QUEUED_LIMITS:=1 10}"
 fi
 : "${ACC_SIZES:=64 1514}" "${ACC_RATES:=1mbit 100mbit 1gbit 10gbit}" "${ACC_SLOTS:=250 1000 4000}"
-: "${SCALE_FLOWS:=1000 10000 100000 1000000}"
+: "${SCALE_FLOWS:=1000 10000 100000 1000000}" "${QUEUED_LIMITS:=1 10 100 1000}"
 
 # bps RATE: tc-style rate (64000, 500kbit, 100mbit, 2.5gbit, 1tbit) in bit/s,
 # or nothing if it is not one
@@ -136,9 +142,10 @@ for s in $ACC_RATES; do
 done
 ints_in --acc-slots "$ACC_SLOTS" 250 1000000 "slot widths in ns (pacer's --slot)"
 ints_in --scale-flows "$SCALE_FLOWS" 1 10000000 "flow counts"
+ints_in --queued-limits "$QUEUED_LIMITS" 1 4000 "per-flow limits (x 1000 flows queued)"
 case "$ACC_MAX_FRAMES" in ''|*[!0-9]*|0) echo "run.sh: bad ACC_MAX_FRAMES '$ACC_MAX_FRAMES'" >&2; exit 2 ;; esac
-[ -n "${ACC_SIZES// /}" ] && [ -n "${ACC_RATES// /}" ] && [ -n "${ACC_SLOTS// /}" ] && [ -n "${SCALE_FLOWS// /}" ] ||
-	{ echo "run.sh: an empty --acc-sizes, --acc-rates, --acc-slots or --scale-flows" >&2; exit 2; }
+[ -n "${ACC_SIZES// /}" ] && [ -n "${ACC_RATES// /}" ] && [ -n "${ACC_SLOTS// /}" ] && [ -n "${SCALE_FLOWS// /}" ] && [ -n "${QUEUED_LIMITS// /}" ] ||
+	{ echo "run.sh: an empty --acc-sizes, --acc-rates, --acc-slots, --scale-flows or --queued-limits" >&2; exit 2; }
 for n in $RX_LCORES; do
 	case "$n" in ''|*[!0-9]*|0) echo "run.sh: bad --rx-lcores '$RX_LCORES': numbers of RX lcores, 1 or more" >&2; exit 2 ;; esac
 done
@@ -678,6 +685,85 @@ scale() {
 	return 0
 }
 
+# --- queued ------------------------------------------------------------------
+# pacer's end-to-end cost against the packets it holds queued, 1K -> 1M
+# (--queued-limits L..., default 1 10 100 1000: queued = 1000 flows x L).
+# One net_pcap port, infinite_rx over 8000 64-byte frames of 1000 flows
+# (round robin). Each rep first runs pacer unpaced (its capacity, U Mpps);
+# then for each L: --flow-rate at a quarter of each flow's share of U and
+# --flow-limit L. Paced, the worker receives more than half of U (RX,
+# classify, policies, wheel, TX: measured 6-8 Mpps against U = 11.7 here),
+# so every flow gets about twice what it may send: its queue fills to L
+# within a second and stays there (queued = 1000 x L; with L = 1 a flow
+# is empty between a departure and its next arrival), the excess dropped
+# as flow_limit before the wheel. Every case has the same mix (the same
+# rate through the wheel, the rest dropped at the same point), only the
+# occupancy differs. Figure: ns per received packet (1e3 / RX Mpps, the
+# worker's whole loop) from the 3rd statistics line to the last, with the
+# mean `queued` over those lines to show the wheel held its share; the
+# baseline is L = 1 (1K queued) of the same rep; goal: the 1M / 1K ratio
+# <= 1.5 (median of per-rep ratios).
+queued_col() { awk -v n="$1" -v c="$2" '$1 == n {print $c}' "$TMP/q.vals" | median; }
+# rx_tx_q FILE: RX Mpps, TX Mpps and the mean queued, 3rd line to last
+rx_tx_q() {
+	grep '^\[' "$1" | sed 's/^\[ *\([0-9.]*\)s\]/\1/' |
+		awk '{t=$1; r=0; x=0; q=0; for (i=2; i<=NF; i++) { if ($i=="rx") r+=$(i+1); if ($i=="tx") x+=$(i+1); if ($i=="queued") q+=$(i+1) }
+		      T[++n]=t; R[n]=r; X[n]=x; Q[n]=q}
+		     END {if (n<4) {print "null null null"; exit}
+		          m=0; for (i=3; i<=n; i++) m+=Q[i]; m/=n-2
+		          printf "%.4f %.4f %d\n", (R[n]-R[3])/(T[n]-T[3])/1e6, (X[n]-X[3])/(T[n]-T[3])/1e6, m}'
+}
+queued() {
+	local f=$TMP/q.pcap flows=1000 r l q mbufs mem dur pu frate v rx tx qmin ns base ratio lbl
+	"$PCAPGEN" -o "$f" --flows "$flows" --count 8000 --size 64 2>/dev/null ||
+		{ echo "run.sh: pacer-pcapgen failed" >&2; return 1; }
+	: >"$TMP/q.vals"
+	for r in $(seq 1 "$REPS"); do
+		run_for $((SECS + 2)) "$TMP/q-u.out" "$PACER" $EAL_COMMON -m 1024 \
+			--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$f,infinite_rx=1" -- \
+			--stats-period 1 --mbufs 65536 --max-flows 4096
+		pu=$(pacer_mpps "$TMP/q-u.out")
+		[ "$pu" = null ] && { echo "run.sh: queued rep $r: unpaced run gave no figure" >&2; tail -n 5 "$TMP/q-u.out" >&2; return 1; }
+		# a quarter of each flow's share of the unpaced rate, bit/s of frames
+		frate=$(awk -v m="$pu" -v f="$flows" 'BEGIN {printf "%.0f", 0.25 * m * 1e6 / f * 64 * 8}')
+		base=
+		for l in $QUEUED_LIMITS; do
+			q=$((flows * l))
+			mbufs=$((q + 65536))
+			mem=$(( (mbufs * 4096 / 1048576 + 768 + 255) / 256 * 256 ))
+			dur=$((SECS + 3 + mbufs * 5 / 262144))
+			lbl=$(flows_label "$q")
+			run_for "$dur" "$TMP/q-p.out" "$PACER" $EAL_COMMON -m "$mem" \
+				--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$f,infinite_rx=1" -- \
+				--stats-period 1 --mbufs "$mbufs" --max-flows 4096 \
+				--flow-rate "$frate" --flow-limit "$l"
+			read -r rx tx qmin <<<"$(rx_tx_q "$TMP/q-p.out")"
+			[ "$rx" = null ] && { echo "run.sh: queued $lbl rep $r: no figure" >&2; tail -n 5 "$TMP/q-p.out" >&2; return 1; }
+			ns=$(awk -v m="$rx" 'BEGIN {printf "%.2f", 1e3 / m}')
+			[ -z "$base" ] && base=$ns
+			ratio=$(awk -v a="$ns" -v b="$base" 'BEGIN {printf "%.4f", a / b}')
+			log "queued $lbl rep $r: --flow-limit $l --flow-rate $frate (unpaced $pu Mpps): rx $rx Mpps ($ns ns/pkt)," \
+				"tx $tx Mpps, mean queued $qmin of $q, ratio to 1K $ratio; -m $mem --mbufs $mbufs"
+			awk -v a="$qmin" -v b="$q" 'BEGIN {exit !(a < 0.5 * b)}' &&
+				log "queued $lbl rep $r: held $qmin on average, under half of $q: the case did not hold its occupancy"
+			echo "$q $ns $ratio $base $rx $tx $qmin" >>"$TMP/q.vals"
+		done
+	done
+	for l in $QUEUED_LIMITS; do
+		q=$((flows * l))
+		lbl=$(flows_label "$q")
+		emit queued_ns_per_rx_pkt "${lbl}queued-64B" "$(queued_col "$q" 2)" ns 1Kqueued-64B "$(queued_col "$q" 4)"
+		emit queued_mean "${lbl}queued-64B" "$(queued_col "$q" 7)" packets target "$q"
+		emit queued_ratio "${lbl}queued-64B" "$(queued_col "$q" 3)" x 1Kqueued-64B 1
+		if [ "$q" = 1000000 ]; then
+			ratio=$(queued_col "$q" 3)
+			goal "queued_ratio 1M/1K" "$ratio" "<= 1.5 (flat within 1.5x)" \
+				"$(awk -v x="$ratio" 'BEGIN {print (x != "null" && x <= 1.5) ? "met" : "missed"}')"
+		fi
+	done
+	return 0
+}
+
 machine() { echo "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"; }
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 DATE0=$(date -u '+%Y-%m-%d %H:%M UTC')
@@ -700,6 +786,7 @@ part memory
 part conformance
 part lcores
 part scale
+part queued
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 log "load at the end $LOAD1"
 for g in "${GOALS[@]}"; do
