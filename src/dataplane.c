@@ -203,7 +203,6 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	bool drop_beyond;
 	unsigned int i, k = 0, sent;
 	uint16_t n;
-
 	uint64_t t0 = (lc->roles & PCR_ROLE_TX) ? rte_rdtsc() : 0;
 
 	n = rte_eth_rx_burst(q->port, q->queue, pkts, nb);
@@ -341,12 +340,12 @@ horizon:
 		}
 	}
 	if (t0 != 0) {
-		lc->rx_queued |= k != 0;
-		lc->rx_paced = true;
-		/* average over about 8 bursts, per packet, x 16 */
+		/* per packet, x 16, averaged over about 8 bursts */
 		uint64_t c16 = (rte_rdtsc() - t0) * 16 / n;
 
 		lc->rx_cost16 = lc->rx_cost16 - lc->rx_cost16 / 8 + c16 / 8;
+		lc->rx_queued |= k != 0;
+		lc->rx_paced = true;
 	}
 }
 
