@@ -57,6 +57,20 @@ run_pacer() {
         >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
 }
 
+# wait_started OUT PID: wait (20 s at most) for pacer's "pacer: lcore" line
+# in OUT, printed once its workers run; false if PID exited or it never
+# came. Time a signal from here, not from the fork: one that lands before
+# bash has exec'd pacer kills the child shell instead (exit 143).
+wait_started() {
+    local _
+    for _ in $(seq 400); do
+        grep -q "^pacer: lcore" "$1" 2>/dev/null && return 0
+        kill -0 "$2" 2>/dev/null || break
+        sleep 0.05
+    done
+    grep -q "^pacer: lcore" "$1" 2>/dev/null
+}
+
 # expect FILE.json EXPR...: every Python expression over the document (d)
 # must hold; a failure prints the expression and the document.
 expect() {

@@ -36,12 +36,7 @@ for i in $(seq 20); do
     # before bash has exec'd pacer (bash forks, expands $(eal), opens the
     # redirections, then execs) kills the child shell, not pacer (exit 143
     # with the last run's files still there: seen once in CI)
-    for _ in $(seq 200); do
-        grep -q "^pacer: lcore" "$tmp/sig.out" 2>/dev/null && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    grep -q "^pacer: lcore" "$tmp/sig.out" 2>/dev/null ||
+    wait_started "$tmp/sig.out" "$pid" ||
         fail "run $i: pacer did not start: $(cat "$tmp/sig.err" 2>/dev/null)"
     start=$(date +%s%N)
     sleep "$delay"

@@ -24,12 +24,7 @@ PACER_TEST_WHEEL_HOLD_MS=50 "$pacer" \
     --mbufs 65536 --max-flows 64 --stats-json "$tmp/c.json" \
     >"$tmp/c.out" 2>"$tmp/c.err" &
 pid=$!
-for _ in $(seq 400); do
-    grep -q "^pacer: lcore" "$tmp/c.out" 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-done
-grep -q "^pacer: lcore" "$tmp/c.out" 2>/dev/null ||
+wait_started "$tmp/c.out" "$pid" ||
     { kill -KILL "$pid" 2>/dev/null; fail "pacer did not start: $(tail -n 3 "$tmp/c.err")"; }
 sleep 2
 kill -INT "$pid"
