@@ -596,9 +596,18 @@ flows_label() {
 	elif [ $(($1 % 1000)) = 0 ]; then echo "$(($1 / 1000))K"
 	else echo "$1"; fi
 }
-# scale_col FLOWS COLUMN: median over the reps of a column of sc.vals (flows,
-# ns, unpaced ns, ratio, 1K ns, 1K unpaced ns: the 1K figures of the same rep)
-scale_col() { awk -v n="$1" -v c="$2" '$1 == n {print $c}' "$TMP/sc.vals" | median; }
+# col_median FILE KEY COLUMN: median over the reps of COLUMN of FILE's rows
+# whose first field is KEY (one row per rep and case)
+col_median() { awk -v n="$2" -v c="$3" '$1 == n {print $c}' "$1" | median; }
+# goal_flat NAME RATIO: the scale goals, the largest case within 1.5x of the
+# smallest
+goal_flat() {
+	goal "$1" "$2" "<= 1.5 (flat within 1.5x)" \
+		"$(awk -v r="$2" 'BEGIN {print (r != "null" && r <= 1.5) ? "met" : "missed"}')"
+}
+# scale_col FLOWS COLUMN: of sc.vals (flows, ns, unpaced ns, ratio, 1K ns,
+# 1K unpaced ns: the 1K figures of the same rep)
+scale_col() { col_median "$TMP/sc.vals" "$@"; }
 scale() {
 	local list=1000 n f left chunk i frames mbufs mem dur r pu pp rate frate ns uns base ubase ratio lbl
 	for n in $SCALE_FLOWS; do
@@ -676,9 +685,7 @@ scale() {
 		emit scale_unpaced_ns_per_pkt "${lbl}flows-64B" "$(scale_col "$n" 3)" ns 1Kflows-64B "$(scale_col "$n" 6)"
 		emit scale_ratio "${lbl}flows-64B" "$(scale_col "$n" 4)" x 1Kflows-64B 1
 		if [ "$n" = 1000000 ]; then
-			ratio=$(scale_col "$n" 4)
-			goal "scale_flows_ratio 1M/1K" "$ratio" "<= 1.5 (flat within 1.5x)" \
-				"$(awk -v r="$ratio" 'BEGIN {print (r != "null" && r <= 1.5) ? "met" : "missed"}')"
+			goal_flat "scale_flows_ratio 1M/1K" "$(scale_col "$n" 4)"
 		fi
 	done
 	case " $list " in *" 1000000 "*) ;; *) log "scale: 1M flows not in --scale-flows: no scale_flows_ratio goal" ;; esac
@@ -703,7 +710,9 @@ scale() {
 # mean `queued` over those lines to show the wheel held its share; the
 # baseline is L = 1 (1K queued) of the same rep; goal: the 1M / 1K ratio
 # <= 1.5 (median of per-rep ratios).
-queued_col() { awk -v n="$1" -v c="$2" '$1 == n {print $c}' "$TMP/q.vals" | median; }
+# queued_col QUEUED COLUMN: of q.vals (queued, ns, ratio, 1K ns, RX Mpps,
+# TX Mpps, mean queued)
+queued_col() { col_median "$TMP/q.vals" "$@"; }
 # rx_tx_q FILE: RX Mpps, TX Mpps and the mean queued, 3rd line to last
 rx_tx_q() {
 	grep '^\[' "$1" | sed 's/^\[ *\([0-9.]*\)s\]/\1/' |
@@ -714,7 +723,7 @@ rx_tx_q() {
 		          printf "%.4f %.4f %d\n", (R[n]-R[3])/(T[n]-T[3])/1e6, (X[n]-X[3])/(T[n]-T[3])/1e6, m}'
 }
 queued() {
-	local f=$TMP/q.pcap flows=1000 r l q mbufs mem dur pu frate v rx tx qmin ns base ratio lbl
+	local f=$TMP/q.pcap flows=1000 r l q mbufs mem dur pu frate rx tx qmin ns base ratio lbl
 	"$PCAPGEN" -o "$f" --flows "$flows" --count 8000 --size 64 2>/dev/null ||
 		{ echo "run.sh: pacer-pcapgen failed" >&2; return 1; }
 	: >"$TMP/q.vals"
@@ -756,9 +765,7 @@ queued() {
 		emit queued_mean "${lbl}queued-64B" "$(queued_col "$q" 7)" packets target "$q"
 		emit queued_ratio "${lbl}queued-64B" "$(queued_col "$q" 3)" x 1Kqueued-64B 1
 		if [ "$q" = 1000000 ]; then
-			ratio=$(queued_col "$q" 3)
-			goal "queued_ratio 1M/1K" "$ratio" "<= 1.5 (flat within 1.5x)" \
-				"$(awk -v x="$ratio" 'BEGIN {print (x != "null" && x <= 1.5) ? "met" : "missed"}')"
+			goal_flat "queued_ratio 1M/1K" "$(queued_col "$q" 3)"
 		fi
 	done
 	return 0
