@@ -180,8 +180,8 @@ flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
  * A lcore that also transmits (one worker: RX and TX on it) learns here
  * what a packet costs it to receive, from the PMD's copy to the wheel's
  * inbox, as a moving average (rx_cost16), and whether packets are coming
- * in (rx_paced: its next poll is sized by rx_burst_size(); an idle poll
- * is not, so an idle loop stays short).
+ * in on @p q (its bit in rx_busy: the queue's next poll is sized by
+ * rx_burst_size(); an idle queue's is not, so an idle loop stays short).
  */
 static void
 rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
@@ -207,7 +207,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 
 	n = rte_eth_rx_burst(q->port, q->queue, pkts, nb);
 	if (n == 0) {
-		lc->rx_paced = false;
+		lc->rx_busy &= ~(1u << (q - lc->rxq));
 		return;
 	}
 	now_tsc = rte_rdtsc();
@@ -345,7 +345,7 @@ horizon:
 
 		lc->rx_cost16 = lc->rx_cost16 - lc->rx_cost16 / 8 + c16 / 8;
 		lc->rx_queued |= k != 0;
-		lc->rx_paced = true;
+		lc->rx_busy |= 1u << (q - lc->rxq);
 	}
 }
 
@@ -701,7 +701,7 @@ pcr_worker_main(void *arg)
 						    __ATOMIC_ACQUIRE))
 					for (i = 0; i < lc->n_rxq; i++)
 						rx_queue_poll(lc, &lc->rxq[i],
-							      lc->rx_paced ?
+							      (lc->rx_busy >> i) & 1 ?
 								      rx_burst_size(lc) :
 								      PCR_RX_BURST);
 				flowtab_age(lc, rte_rdtsc());

@@ -47,7 +47,7 @@
 #ifndef PCR_TX_CATCHUP
 #define PCR_TX_CATCHUP 8
 #endif
-#define PCR_MAX_RXQ 16      /**< RX queues one lcore polls */
+#define PCR_MAX_RXQ 16      /**< RX queues one lcore polls (<= 32: rx_busy) */
 /* smallest RX burst a lcore that also transmits asks for when a departure
  * is near (see rx_burst_size() in dataplane.c) */
 #ifndef PCR_RX_BURST_MIN
@@ -366,7 +366,7 @@ struct pcr_lcore {
 	/* RX cost per packet, TSC x 16, a moving average (RX+TX lcores) */
 	uint64_t rx_cost16;
 	bool rx_queued;          /**< RX queued packets since TX last ran */
-	bool rx_paced;           /**< size the next RX burst: rx_burst_size() */
+	uint32_t rx_busy;        /**< bit per rxq[]: its last poll had packets */
 	/* control handshake */
 	uint32_t sync_seen;
 	uint32_t sync_ack;
@@ -374,6 +374,7 @@ struct pcr_lcore {
 	bool rx_stopped;
 	bool tx_done;
 } __rte_cache_aligned;
+_Static_assert(PCR_MAX_RXQ <= 32, "pcr_lcore.rx_busy has a bit per RX queue");
 
 enum pcr_state {
 	PCR_RUN = 0,
