@@ -23,7 +23,7 @@ for c in 'one TCP flow through pacer: goodput' 'one TCP flow through pacer: on-w
     grep -q "^FAIL: $c" "$out" || { echo "FAIL: wire-test.sh did not fail '$c'"; exit 1; }
 done
 # the runs that were not misconfigured still pass: the failure is the rate
-for c in 'four TCP flows: aggregate' 'rate change: on-wire'; do
+for c in 'four TCP flows: aggregate' 'rate change: on-wire' 'idle periods through pacer: gap p50'; do
     grep -q "^ok: $c" "$out" || { echo "FAIL: '$c' did not pass in the misconfigured run"; exit 1; }
 done
 echo "ok: wire-test.sh fails a pacer at 90 mbit/s where 100 is expected (exit 1, the rate checks)"
