@@ -13,7 +13,12 @@
  * a local array, only in the wheel or the TX pending buffer, both
  * counted), acknowledges and waits for sync_rel. With all of them
  * parked, the counters are read and the workers released: a pause of a few
- * microseconds per snapshot.
+ * microseconds per snapshot. Nothing else happens in that window: the
+ * snapshot (300 KiB) is cleared before it opens (clearing it inside took
+ * 26 us, and 1.2-1.4 ms the first time each buffer was touched: page
+ * faults, with every departure waiting), and the departure-error
+ * histograms, which no conservation check reads and whose only writer is
+ * the TX lcore, are merged after it closes.
  */
 
 #include <errno.h>
@@ -45,12 +50,12 @@ drop_value(const struct pcr_port_snap *p, unsigned int i)
 	return v[i];
 }
 
+/* The counters, into a cleared @p s: what the workers are parked for. */
 static void
 collect(struct pcr_snapshot *s)
 {
 	unsigned int l, p, c, r;
 
-	memset(s, 0, sizeof(*s));
 	s->tsc = rte_rdtsc();
 	for (p = 0; p < pcr_app.n_ports; p++) {
 		struct pcr_port_snap *ps = &s->port[p];
@@ -85,8 +90,6 @@ collect(struct pcr_snapshot *s)
 		ps->drop_shutdown += tp->drop_wheel[PCR_WHEEL_DROP_FLUSH];
 		for (c = 0; c < pcr_app.cfg.n_classes; c++)
 			ps->cls[c] = tp->cls[c];
-		pcr_hist_merge(&ps->err, &tp->err);
-		pcr_hist_merge(&s->err, &tp->err);
 	}
 	for (l = 0; l < RTE_MAX_LCORE; l++) {
 		struct pcr_lcore *lc = pcr_app.lcores[l];
@@ -140,6 +143,23 @@ collect(struct pcr_snapshot *s)
 	}
 }
 
+/* The departure-error histograms (single writer, relaxed reads: a bucket
+ * may miss the packets of the burst being counted, nothing more). */
+static void
+collect_hist(struct pcr_snapshot *s)
+{
+	unsigned int p;
+
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct pcr_txport *tp = pcr_app.ports[p].tx;
+
+		if (tp == NULL)
+			continue;
+		pcr_hist_merge(&s->port[p].err, &tp->err);
+		pcr_hist_merge(&s->err, &tp->err);
+	}
+}
+
 static bool
 workers_running(void)
 {
@@ -162,8 +182,10 @@ pcr_stats_snapshot(struct pcr_snapshot *s)
 	unsigned int l;
 	bool all = true;
 
+	memset(s, 0, sizeof(*s));
 	if (!workers_running()) {
 		collect(s);
+		collect_hist(s);
 		s->consistent = true;
 		return;
 	}
@@ -186,6 +208,7 @@ pcr_stats_snapshot(struct pcr_snapshot *s)
 	collect(s);
 	s->consistent = all;
 	__atomic_store_n(&pcr_app.sync_rel, r, __ATOMIC_RELEASE);
+	collect_hist(s);
 }
 
 int
