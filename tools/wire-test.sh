@@ -370,10 +370,24 @@ pacer_stop() {
     [ -s "$tmp/$pacer_name.stats.json" ] || die "$pacer_name: no statistics"
 }
 
+# clock_pair: "CLOCK_REALTIME CLOCK_MONOTONIC_RAW" now. tcpdump's kernel
+# timestamps are CLOCK_REALTIME, which time synchronisation slews (NTP up
+# to 500 ppm; measured on a VM here: +5000 ppm for a while); pacer's TSC is
+# measured against CLOCK_MONOTONIC_RAW. capture_stop writes the ratio of
+# the two over the capture to $tmp/NAME.rtscale and stat() rescales the
+# capture's times with it (pacer-pcapstat --time-scale), so rates are by
+# the unslewed clock. (window_rate, for the rate change, keeps REALTIME:
+# its windows are placed by pacer's own REALTIME stamps.)
+clock_pair() {
+    python3 -c 'import time; print(repr(time.clock_gettime(time.CLOCK_REALTIME)), repr(time.clock_gettime(time.CLOCK_MONOTONIC_RAW)))'
+}
+
 # capture_start NAME IFACE: tcpdump on host B's IFACE (frames arriving),
 # nanosecond kernel timestamps, into $tmp/NAME.pcap
 capture_start() {
     local name=$1 dev=$2 i
+    cap_name=$name
+    cap_pair=$(clock_pair)
     bg dump_pid ip netns exec "$ns_b" timeout 120 taskset -c "$host_cpus" \
         tcpdump -i "$dev" -Q in -s 96 -U -n --immediate-mode \
         --time-stamp-precision=nano -w "$tmp/$name.pcap" 2>"$tmp/$name.dump.err"
@@ -388,6 +402,13 @@ capture_stop() {
     sleep 0.2
     kill -INT "$dump_pid" 2>/dev/null || true
     reap "$dump_pid" 5
+    python3 -c 'import sys; a, b = map(float, sys.argv[1].split()); c, d = map(float, sys.argv[2].split()); print(repr((d - b) / (c - a)))' \
+        "$cap_pair" "$(clock_pair)" >"$tmp/$cap_name.rtscale"
+    local ppm
+    ppm=$(py "round((1 / $(cat "$tmp/$cap_name.rtscale") - 1) * 1e6)")
+    if [ "$(py "1 if abs($ppm) > 50 else 0")" -eq 1 ]; then
+        log "$cap_name: CLOCK_REALTIME ran $ppm ppm against CLOCK_MONOTONIC_RAW during the capture; its times rescaled"
+    fi
 }
 
 # iperf NAME ADDR IPERF3-CLIENT-ARGS...: one iperf3 test from A to B's ADDR
@@ -433,31 +454,33 @@ PY
 # the first-to-last time (by up to 0.1 s: -1.4 % measured), and the pings
 # under load are 8 kbit/s, 0.008 % of the rate
 stat() {
-    local ideal f=$tmp/$1.pcap
+    local ideal rts f=$tmp/$1.pcap
     ideal=$(py "int(round($frame * 8e9 / $2))")
     if [ -n "${3:-}" ]; then
         f=$tmp/$1.data.pcap
         tcpdump --time-stamp-precision=nano -r "$tmp/$1.pcap" -w "$f" "$3" 2>/dev/null
     fi
-    "$pcapstat" --json "$f" --rate "$(py "'%.1fbit' % $2")" \
+    rts=$(cat "$tmp/$1.rtscale")
+    "$pcapstat" --json "$f" --rate "$(py "'%.1fbit' % $2")" --time-scale "$rts" \
         --ideal-gap-ns "$ideal" --window 1000000 --window 100000 >"$tmp/$1.pcapstat.json"
-    bursts "$f" "$2" >"$tmp/$1.bursts"
+    bursts "$f" "$2" "$rts" >"$tmp/$1.bursts"
 }
 
 # lport NAME: the source port of iperf3's (first) data connection in run NAME
 lport() { py "json.load(open(sys.argv[1]))['start']['connected'][0]['local_port']" "$tmp/$1.iperf.json"; }
 
-# bursts FILE.pcap RATE_BPS: "p99_1ms p99_100us p90_1ms p90_100us" -- percentiles over
+# bursts FILE.pcap RATE_BPS SCALE: "p99_1ms p99_100us p90_1ms p90_100us" (times
+# since the first frame times SCALE, as pacer-pcapstat --time-scale) -- percentiles over
 # windows starting at each frame of the bytes in the window above RATE x
 # window. The maximum (pcapstat's figure) is the worst moment of the run,
 # on a shared 2-vCPU machine the longest time pacer's worker lost its CPU
 # (what was due meanwhile leaves together when it is back); the percentile
 # is what the shaper does the rest of the time.
 bursts() {
-    python3 - "$1" "$2" <<'PY'
+    python3 - "$1" "$2" "$3" <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read()
-rate = float(sys.argv[2])
+rate, rts = float(sys.argv[2]), float(sys.argv[3])
 e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
 scale = 1 if struct.unpack(e + "I", b[:4])[0] == 0xa1b23c4d else 1000
 off, ts, ln = 24, [], []
@@ -466,6 +489,7 @@ while off + 16 <= len(b):
     ts.append(s * 10**9 + frac * scale)
     ln.append(orig)
     off += 16 + incl
+ts = [ts[0] + (t - ts[0]) * rts for t in ts]
 out = []
 for w in (1000000, 100000):
     j, acc, v = 0, 0, []
