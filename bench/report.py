@@ -63,6 +63,7 @@ BENCH_PART = [
     ("sched_", "sched"),
     ("departure_error_", "accuracy"),
     ("achieved_rate", "accuracy"),
+    ("machine_", "accuracy"),
     ("rss_bytes", "memory"),
     ("wheel_bytes", "memory"),
     ("rate_error_", "conformance"),
