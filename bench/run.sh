@@ -424,8 +424,10 @@ accuracy() {
 # Resident size of a started pacer (ports configured, wheels built, pool
 # touched, before forwarding: a --cmdline-file that shows the wheel and
 # sleeps), against horizon and slot width, with the wheel's own memory
-# (`show wheel`, pcr_wheel_memsize()) and the pool's (mbufs x element
-# size, from --mbufs), so "mbufs aside" is RSS - pool. One port, net_null.
+# (`show wheel`, pcr_wheel_memsize()) and the pool's (the bytes pacer's
+# start-up line reports for its mbufs), so "mbufs aside" is RSS - pool.
+# The wheel is faulted in at creation (lib/wheel mem_touch), so RSS holds
+# all of it, as it would under load. One port, net_null.
 # Memory is not noisy: one rep. EAL -m 512: without hugepages the EAL keeps
 # a page descriptor per 4 KiB page of -m (about 12 MB per GiB, measured
 # 50 MB more RSS at -m 4096), which hugepages make negligible. Baseline:
@@ -469,9 +471,13 @@ memory() {
 				log "memory horizon $h ms slot $s ns: pacer did not start: $(grep -m1 -i 'error\|horizon' "$out")"
 				continue
 			fi
-			# the pool: 8192 mbufs + per-lcore caches, element = header +
-			# RTE_MBUF_DEFAULT_BUF_SIZE (2176) + mempool overhead: 2432 B
-			pool_b=$((8192 * 2432))
+			# the pool as pacer reports it (the mempool's memory chunks):
+			# without hugepages a 4 KiB page an mbuf, not the 2432-byte
+			# element (the mempool keeps an object within a page), so
+			# 8192 x 2432 (what this subtracted until 2026-12-04) left
+			# 13.6 MB of pool in "mbufs aside"
+			pool_b=$(sed -n 's/.* mbufs (\([0-9]*\) bytes).*/\1/p' "$out" | head -1)
+			[ -n "$pool_b" ] || pool_b=$((8192 * 4096))
 			log "memory horizon $h ms slot $s ns: rss $rss wheel $wheel_b pool $pool_b"
 			emit rss_bytes "horizon${h}ms-slot${s}ns" "$rss" B dpdk-testpmd "$tp_rss"
 			emit rss_bytes_mbufs_aside "horizon${h}ms-slot${s}ns" "$((rss - pool_b))" B null null

@@ -685,6 +685,16 @@ pcr_worker_main(void *arg)
 
 	rte_rcu_qsbr_thread_register(pcr_app.qsbr, lc->lcore_id);
 	rte_rcu_qsbr_thread_online(pcr_app.qsbr, lc->lcore_id);
+	/*
+	 * Bring each wheel's clock to now before the first packet: an empty
+	 * wheel's clock moves only when it is polled, and what RX hands over
+	 * is placed (and capped at the horizon) against that clock. Set up
+	 * after the wheels were created (ports, lcores; the wheels' own memory
+	 * faulted in) takes milliseconds, which the first arrivals would
+	 * otherwise find the clock behind by.
+	 */
+	for (i = 0; i < lc->n_tx; i++)
+		tx_port_poll(lc->tx[i], rte_rdtsc());
 	__atomic_store_n(&lc->running, true, __ATOMIC_RELEASE);
 	for (;;) {
 		uint32_t st = __atomic_load_n(&pcr_app.state, __ATOMIC_ACQUIRE);

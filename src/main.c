@@ -427,13 +427,13 @@ pool_prefault_cb(struct rte_mempool *mp, void *opaque,
 		 struct rte_mempool_memhdr *memhdr, unsigned int idx)
 {
 	volatile uint8_t *b = memhdr->addr;
-	size_t off;
+	size_t *total = opaque, off;
 
 	RTE_SET_USED(mp);
-	RTE_SET_USED(opaque);
 	RTE_SET_USED(idx);
 	for (off = 0; off < memhdr->len; off += 4096)
 		b[off] = b[off];
+	*total += memhdr->len;
 }
 
 /* Total received so far (approximate, for idle detection only). */
@@ -706,6 +706,7 @@ main(int argc, char **argv)
 	struct pcr_snapshot *fin;
 	struct pcr_clock_params clock_params;
 	unsigned int nb_mbufs, l;
+	size_t pool_bytes = 0;
 	int dd = -1, i, rc, eal_argc, status = EXIT_SUCCESS;
 	int64_t in_use;
 	uint16_t p, n;
@@ -818,7 +819,9 @@ main(int argc, char **argv)
 		      nb_mbufs, (double)nb_mbufs * (RTE_MBUF_DEFAULT_BUF_SIZE + 128) / 1048576,
 		      rte_strerror(rte_errno));
 
-	rte_mempool_mem_iter(a->pool, pool_prefault_cb, NULL);
+	/* also what the pool takes: without hugepages a whole 4 KiB page an
+	 * mbuf (the mempool keeps an object within a page) */
+	rte_mempool_mem_iter(a->pool, pool_prefault_cb, &pool_bytes);
 	for (p = 0; p < n; p++)
 		wheel_setup(a, p, nb_mbufs);
 	policies_init(a);
@@ -836,9 +839,9 @@ main(int argc, char **argv)
 		port_setup(a, p);
 	link_wait(a);
 
-	printf("pacer: %u port(s), %u worker lcore(s), %u mbufs, TSC %" PRIu64
+	printf("pacer: %u port(s), %u worker lcore(s), %u mbufs (%zu bytes), TSC %" PRIu64
 	       " Hz, slot %" PRIu64 " ns, horizon %" PRIu64 " ms (%s)\n",
-	       n, a->n_workers, nb_mbufs, a->tsc_hz, a->cfg.slot_ns,
+	       n, a->n_workers, nb_mbufs, pool_bytes, a->tsc_hz, a->cfg.slot_ns,
 	       a->cfg.horizon_ms,
 	       a->cfg.horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
 	RTE_LCORE_FOREACH_WORKER(l) {

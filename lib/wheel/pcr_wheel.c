@@ -489,6 +489,29 @@ pcr_wheel_memsize(const struct pcr_wheel_params *in)
 	return sz;
 }
 
+/*
+ * Write every page of [p, p + len) once (with what it holds). Memory from
+ * rte_zmalloc() is not necessarily written: DPDK skips the clearing of
+ * memory it knows to be zero, and without hugepages (--no-huge, the tests
+ * and benchmarks) such memory is an anonymous mapping whose pages fault in
+ * on first touch. The wheel's level-0 store alone is 17 MB: faulted in by
+ * the TX lcore slot by slot, each first use of a slot stalls a departure
+ * (measured: the first TX pass of a run took 270-360 us). With hugepages
+ * this costs a pass over memory already there.
+ */
+static void
+mem_touch(void *p, size_t len)
+{
+	volatile uint8_t *b = p;
+	size_t off;
+
+	if (b == NULL || len == 0)
+		return;
+	for (off = 0; off < len; off += 4096)
+		b[off] = b[off];
+	b[len - 1] = b[len - 1];
+}
+
 struct pcr_wheel *
 pcr_wheel_create(const struct pcr_wheel_params *in)
 {
@@ -626,6 +649,16 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 			  rte_strerror(rte_errno));
 		goto fail;
 	}
+	/* everything the data path writes, faulted in now (see mem_touch) */
+	mem_touch(w->head.inbox,
+		  rte_ring_get_memsize_elem(sizeof(struct __pcr_wheel_entry),
+					    w->head.inbox->size));
+	mem_touch(w->l0_mem, l0_store_size(s, p.slot_capacity));
+	mem_touch(w->bitmap, (size_t)(p.levels + 2) * w->words * sizeof(uint64_t));
+	if (w->run != NULL)
+		mem_touch(w->run, run_size(&p));
+	if (w->far != NULL)
+		mem_touch(w->far, (size_t)(p.levels - 1) * s * sizeof(*w->far));
 	return w;
 
 nomem:
