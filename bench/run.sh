@@ -344,7 +344,7 @@ sched() {
 # rate never bound, and the case is emitted but its goals say vdev-limited
 # instead of met or missed. Goals per slot S: p99 <= S, p99.9 <= 2 S.
 # The machine's own floor, first: build/bench/pacer-bench-jitter spins on
-# the worker's CPU (CPU 1, as -l 0,1 puts it) for 3 s and gives the
+# the worker's CPU (CPU 1, as -l 0,1 puts it) for 10 s and gives the
 # departure-error percentiles a perfect pacer would have there (what is
 # left of the gaps in a busy thread's run; bench/jitter.c). A goal that
 # pacer missed where that floor alone is above the target says
@@ -353,7 +353,7 @@ sched() {
 accuracy() {
 	local size rate rbps count slot r q name mbufs mem lbl ach p99 p999 lim st1 st2
 	local fl99 fl999
-	"$JITTER" --cpu 1 --secs 3 >"$TMP/jitter.json" ||
+	"$JITTER" --cpu 1 --secs 10 >"$TMP/jitter.json" ||
 		{ echo "run.sh: pacer-bench-jitter failed" >&2; return 1; }
 	fl99=$(jq -r .floor_p99_ns "$TMP/jitter.json")
 	fl999=$(jq -r .floor_p999_ns "$TMP/jitter.json")
