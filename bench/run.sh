@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The pacer authors
 #
-# bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--write-doc]
+# bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--write-doc] [--hugepages]
 #              [--only throughput|sched|accuracy|conformance|memory|lcores|scale|queued]
 #              [--rx-lcores "N..."] [--scale-flows "N..."] [--queued-limits "L..."]
 #              [--acc-sizes "BYTES..."] [--acc-rates "RATE..."] [--acc-slots "NS..."]
@@ -47,7 +47,12 @@
 # only the subsections of the parts this run ran. --quick: 1 rep of 3 s,
 # throughput's net_null case only, and unless given otherwise accuracy
 # 1514 B at 1mbit 100mbit 1gbit slot 1000, scale 1000 10000 flows and
-# queued limits 1 10.
+# queued limits 1 10. --hugepages: run pacer and testpmd on the machine's
+# reserved hugepages (--in-memory, memory as needed) instead of --no-huge,
+# as a deployment does; the command line in docs/PERFORMANCE.md says which
+# (without them each mbuf has a 4 KiB page of its own and the queued part's
+# 1M case is TLB-bound: docs/BENCHMARKS.md). Reserve enough first, e.g.
+# `echo 2100 > /proc/sys/vm/nr_hugepages` (4.2 GB) for the queued part.
 # ACC_MAX_FRAMES (environment, default 1000000): most frames an accuracy
 # case sends (64 B at 10 gbit/s would be 14.9M for one second).
 # --json is what issue 7 names; the output is JSON lines either way.
@@ -102,6 +107,7 @@ while [ $# -gt 0 ]; do
 	--queued-limits) need $# "$1"; QUEUED_LIMITS=$2; shift ;;
 	--write-doc) WRITE_DOC=1 ;;
 	--quick) QUICK=1; REPS=1; SECS=3 ;;
+	--hugepages) HUGE=1 ;;
 	-h|--help) sed -n '4,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
@@ -191,7 +197,20 @@ goal() { GOALS+=("goal $1: value $2 target $3 ($4)"); }
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "null"; else if (NR%2) print v[(NR+1)/2]; else printf "%.6g\n", (v[NR/2]+v[NR/2+1])/2}'; }
 
-EAL_COMMON="-l 0,1 --no-huge --no-pci --no-shconf"
+# EAL memory: --no-huge by default (what CI machines have: every mbuf on a
+# 4 KiB page of its own, and the -m each part gives); with --hugepages,
+# --in-memory on the machine's reserved hugepages, allocated as needed (no
+# -m: eal_mem prints nothing), as a deployment runs
+if [ "${HUGE:-0}" = 1 ]; then
+	EAL_MEM="--in-memory"
+	[ "$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo 0)" -gt 0 ] ||
+		{ echo "run.sh: --hugepages: no hugepages reserved (/proc/sys/vm/nr_hugepages is 0)" >&2; exit 2; }
+else
+	EAL_MEM="--no-huge --no-shconf"
+fi
+EAL_COMMON="-l 0,1 $EAL_MEM --no-pci"
+# eal_mem MB: "-m MB" without hugepages, nothing with them
+eal_mem() { [ "${HUGE:-0}" = 1 ] || echo "-m $1"; }
 SEQ=0
 prefix() { SEQ=$((SEQ + 1)); echo "pcr-bench-$$-$SEQ"; }
 
@@ -239,11 +258,11 @@ throughput_case() {
 	local dur=$((SECS + 2 + (mbufs > 100000 ? 4 : 0)))
 
 	for r in $(seq 1 "$REPS"); do
-		run_for "$dur" "$TMP/tp.out" "$TESTPMD" $EAL_COMMON -m "$mem" \
+		run_for "$dur" "$TMP/tp.out" "$TESTPMD" $EAL_COMMON $(eal_mem "$mem") \
 			--file-prefix="$(prefix)" $vdevs -- --forward-mode=io \
 			--nb-cores=1 --stats-period 1 --total-num-mbufs="$mbufs"
 		tp=$(testpmd_mpps "$TMP/tp.out")
-		run_for "$dur" "$TMP/pu.out" "$PACER" $EAL_COMMON -m "$mem" \
+		run_for "$dur" "$TMP/pu.out" "$PACER" $EAL_COMMON $(eal_mem "$mem") \
 			--file-prefix="$(prefix)" $vdevs -- --stats-period 1 \
 			--mbufs "$mbufs" --max-flows $((flows * 2 + 1024))
 		pu=$(pacer_mpps "$TMP/pu.out")
@@ -255,7 +274,7 @@ throughput_case() {
 		# per egress port: half of the total, in bit/s of frame bytes
 		rate=$(awk -v m="$pu" -v s="$size" 'BEGIN {printf "%.0f", 1.1 * m * 1e6 / 2 * s * 8}')
 		frate=$(awk -v r="$rate" -v f="$flows" 'BEGIN {printf "%.0f", 2 * r / f}')
-		run_for "$dur" "$TMP/pp.out" "$PACER" $EAL_COMMON -m "$mem" \
+		run_for "$dur" "$TMP/pp.out" "$PACER" $EAL_COMMON $(eal_mem "$mem") \
 			--file-prefix="$(prefix)" $vdevs -- --stats-period 1 \
 			--mbufs "$mbufs" --max-flows $((flows * 2 + 1024)) \
 			--rate "$rate" --flow-rate "$frate" --stats-json "$TMP/pp.json"
@@ -382,7 +401,7 @@ accuracy() {
 				for r in $(seq 1 "$REPS"); do
 					rm -f "$TMP/acc.json"
 					# start-up (pool prefault) grows with the pool: 10 s per 1M mbufs
-					timeout -s INT $((60 + mbufs / 100000)) "$PACER" $EAL_COMMON -m "$mem" \
+					timeout -s INT $((60 + mbufs / 100000)) "$PACER" $EAL_COMMON $(eal_mem "$mem") \
 						--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$TMP/acc.pcap" -- \
 						--rate "$rate" --slot "$slot" --exit-on-idle 300 --mbufs "$mbufs" \
 						--max-flows 64 --stats-json "$TMP/acc.json" >"$TMP/acc.out" 2>&1
@@ -437,7 +456,7 @@ memory() {
 	local h s out pid rss wheel_b pool_b i tp_rss
 	printf 'show wheel 0\nsleep 1500\nquit\n' >"$TMP/mem.cmd"
 	# (its stdin held open: at end of input testpmd stops)
-	sleep 10 | "$TESTPMD" $EAL_COMMON -m 512 --file-prefix="$(prefix)" --vdev net_null0 --vdev net_null1 -- \
+	sleep 10 | "$TESTPMD" $EAL_COMMON $(eal_mem 512) --file-prefix="$(prefix)" --vdev net_null0 --vdev net_null1 -- \
 		--total-num-mbufs=8192 --forward-mode=io --no-mlockall >"$TMP/mem-testpmd.out" 2>&1 &
 	pid=$!
 	CHILD=$pid
@@ -452,7 +471,7 @@ memory() {
 		for s in 250 1000 4000; do
 			out=$TMP/mem-$h-$s.out
 			: >"$out"
-			"$PACER" $EAL_COMMON -m 512 --file-prefix="$(prefix)" --vdev net_null0 -- \
+			"$PACER" $EAL_COMMON $(eal_mem 512) --file-prefix="$(prefix)" --vdev net_null0 -- \
 				--horizon "$h" --slot "$s" --mbufs 8192 --max-flows 1024 \
 				--cmdline-file "$TMP/mem.cmd" >"$out" 2>&1 &
 			pid=$!
@@ -510,7 +529,7 @@ conformance() {
 		: >"$TMP/cf.vals"
 		for r in $(seq 1 "$REPS"); do
 			rm -f "$TMP/cf.json" "$TMP/cf-out.pcap"
-			timeout -s INT 60 "$PACER" $EAL_COMMON -m 1536 --file-prefix="$(prefix)" \
+			timeout -s INT 60 "$PACER" $EAL_COMMON $(eal_mem 1536) --file-prefix="$(prefix)" \
 				--vdev "net_pcap0,rx_pcap=$TMP/cf.pcap,tx_pcap=$TMP/cf-out.pcap" -- \
 				--rate "$rate" --exit-on-idle 300 --mbufs $((count + 8192)) --max-flows 64 \
 				--stats-json "$TMP/cf.json" >"$TMP/cf.out" 2>&1
@@ -575,8 +594,8 @@ lcores() {
 		for r in $(seq 1 "$REPS"); do
 			out=$TMP/lc.out
 			rm -f "$TMP/lc.json"
-			run_for "$((SECS + 2))" "$out" "$PACER" --lcores "$map" --no-huge --no-pci --no-shconf \
-				-m 1024 --file-prefix="$(prefix)" \
+			run_for "$((SECS + 2))" "$out" "$PACER" --lcores "$map" $EAL_MEM --no-pci \
+				$(eal_mem 1024) --file-prefix="$(prefix)" \
 				--vdev net_null0,size=64 --vdev net_null1,size=64 -- --stats-period 1 \
 				--mbufs 65536 --max-flows 1024 --rate 100gbit --stats-json "$TMP/lc.json"
 			tot=$(pacer_mpps "$out")
@@ -675,7 +694,7 @@ scale() {
 			# capture copy-in; 1M flows: first statistics line at 15.7 s, idle machine)
 			dur=$((SECS + 2 + mbufs * 5 / 262144))
 			lbl=$(flows_label "$n")
-			run_for "$dur" "$TMP/sc-u.out" "$PACER" $EAL_COMMON -m "$mem" \
+			run_for "$dur" "$TMP/sc-u.out" "$PACER" $EAL_COMMON $(eal_mem "$mem") \
 				--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$f,infinite_rx=1" -- \
 				--stats-period 1 --mbufs "$mbufs" --max-flows $((n * 2 + 1024))
 			pu=$(pacer_mpps "$TMP/sc-u.out")
@@ -684,7 +703,7 @@ scale() {
 			rate=$(awk -v m="$pu" 'BEGIN {printf "%.0f", 1.1 * m * 1e6 * 64 * 8}')
 			frate=$(awk -v r="$rate" -v f="$n" 'BEGIN {printf "%.0f", 2 * r / f}')
 			rm -f "$TMP/sc.json"
-			run_for "$dur" "$TMP/sc-p.out" "$PACER" $EAL_COMMON -m "$mem" \
+			run_for "$dur" "$TMP/sc-p.out" "$PACER" $EAL_COMMON $(eal_mem "$mem") \
 				--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$f,infinite_rx=1" -- \
 				--stats-period 1 --mbufs "$mbufs" --max-flows $((n * 2 + 1024)) \
 				--rate "$rate" --flow-rate "$frate" --stats-json "$TMP/sc.json"
@@ -756,7 +775,7 @@ queued() {
 		{ echo "run.sh: pacer-pcapgen failed" >&2; return 1; }
 	: >"$TMP/q.vals"
 	for r in $(seq 1 "$REPS"); do
-		run_for $((SECS + 2)) "$TMP/q-u.out" "$PACER" $EAL_COMMON -m 1024 \
+		run_for $((SECS + 2)) "$TMP/q-u.out" "$PACER" $EAL_COMMON $(eal_mem 1024) \
 			--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$f,infinite_rx=1" -- \
 			--stats-period 1 --mbufs 65536 --max-flows 4096
 		pu=$(pacer_mpps "$TMP/q-u.out")
@@ -770,7 +789,7 @@ queued() {
 			mem=$(( (mbufs * 4096 / 1048576 + 768 + 255) / 256 * 256 ))
 			dur=$((SECS + 3 + mbufs * 5 / 262144))
 			lbl=$(flows_label "$q")
-			run_for "$dur" "$TMP/q-p.out" "$PACER" $EAL_COMMON -m "$mem" \
+			run_for "$dur" "$TMP/q-p.out" "$PACER" $EAL_COMMON $(eal_mem "$mem") \
 				--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$f,infinite_rx=1" -- \
 				--stats-period 1 --mbufs "$mbufs" --max-flows 4096 \
 				--flow-rate "$frate" --flow-limit "$l"
