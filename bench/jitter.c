@@ -41,7 +41,11 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "pcr_tool.h"
+
 #define PROG "pacer-bench-jitter"
+
+const char pcr_tool_name[] = PROG;
 
 static double
 raw_now(void)
@@ -106,33 +110,18 @@ main(int argc, char **argv)
 	uint64_t *gaps, t0, prev, end, min_gap, lost = 0, maxg = 0;
 	size_t n = 0, cap = 1 << 20;
 	cpu_set_t set;
-	char *e;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
-			errno = 0;
-			cpu = strtol(optarg, &e, 10);
-			if (errno || *e || cpu < 0 || cpu >= CPU_SETSIZE) {
-				fprintf(stderr, PROG ": --cpu %s: not a CPU number\n", optarg);
-				return 2;
-			}
+			cpu = (long)parse_u64("--cpu", optarg, 0, CPU_SETSIZE - 1);
 			break;
 		case 's':
-			secs = strtod(optarg, &e);
-			if (*e || !(secs >= 0.1 && secs <= 600)) {
-				fprintf(stderr, PROG ": --secs %s: not a number in 0.1 .. 600\n", optarg);
-				return 2;
-			}
+			secs = parse_double("--secs", optarg, 0.1, 600);
 			break;
 		case 'g':
-			min_gap_ns = strtod(optarg, &e);
-			if (*e || !(min_gap_ns >= 50 && min_gap_ns <= 1e6)) {
-				fprintf(stderr, PROG ": --min-gap-ns %s: not a number in 50 .. 1000000\n",
-					optarg);
-				return 2;
-			}
+			min_gap_ns = parse_double("--min-gap-ns", optarg, 50, 1e6);
 			break;
 		case 'h':
 			usage(0);
@@ -155,14 +144,11 @@ main(int argc, char **argv)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-		fprintf(stderr, PROG ": --cpu %ld: %s\n", cpu, strerror(errno));
-		return 2;
+		fail(EXIT_USAGE, "--cpu %ld: %s", cpu, strerror(errno));
 	}
 	gaps = malloc(cap * sizeof(*gaps));
-	if (gaps == NULL) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return 1;
-	}
+	if (gaps == NULL)
+		fail(1, "out of memory");
 	/* the TSC's rate, roughly, to size the run and the threshold */
 	r0 = raw_now();
 	t0 = __rdtsc();
@@ -181,10 +167,8 @@ main(int argc, char **argv)
 			if (n == cap) {
 				uint64_t *m = realloc(gaps, 2 * cap * sizeof(*gaps));
 
-				if (m == NULL) {
-					fprintf(stderr, PROG ": out of memory\n");
-					return 1;
-				}
+				if (m == NULL)
+					fail(1, "out of memory");
 				gaps = m;
 				cap *= 2;
 			}

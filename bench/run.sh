@@ -496,7 +496,10 @@ memory() {
 			# 8192 x 2432 (what this subtracted until 2026-12-04) left
 			# 13.6 MB of pool in "mbufs aside"
 			pool_b=$(sed -n 's/.* mbufs (\([0-9]*\) bytes).*/\1/p' "$out" | head -1)
-			[ -n "$pool_b" ] || pool_b=$((8192 * 4096))
+			if [ -z "$pool_b" ]; then
+				log "memory horizon $h ms slot $s ns: no pool size in pacer's start-up line"
+				continue
+			fi
 			log "memory horizon $h ms slot $s ns: rss $rss wheel $wheel_b pool $pool_b"
 			emit rss_bytes "horizon${h}ms-slot${s}ns" "$rss" B dpdk-testpmd "$tp_rss"
 			emit rss_bytes_mbufs_aside "horizon${h}ms-slot${s}ns" "$((rss - pool_b))" B null null

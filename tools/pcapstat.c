@@ -343,17 +343,9 @@ parse_args(int argc, char **argv, struct cfg *c)
 			c->ideal_gap_ns = parse_u64("--ideal-gap-ns", optarg,
 						    1, UINT64_MAX);
 			break;
-		case OPT_TIME_SCALE: {
-			char *end;
-
-			errno = 0;
-			c->time_scale = strtod(optarg, &end);
-			if (errno != 0 || end == optarg || *end != '\0' ||
-			    !(c->time_scale >= 0.5 && c->time_scale <= 2))
-				usage_error("--time-scale %s: not a number in 0.5 .. 2",
-					    optarg);
+		case OPT_TIME_SCALE:
+			c->time_scale = parse_double("--time-scale", optarg, 0.5, 2);
 			break;
-		}
 		case 'h':
 			usage(stdout);
 			exit(EXIT_SUCCESS);

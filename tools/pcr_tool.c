@@ -59,3 +59,17 @@ parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
 			    opt, s, min, max);
 	return v;
 }
+
+double
+parse_double(const char *opt, const char *s, double min, double max)
+{
+	double v;
+	char *end;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= min && v <= max))
+		usage_error("%s %s: not a number in %.15g .. %.15g", opt, s, min,
+			    max);
+	return v;
+}

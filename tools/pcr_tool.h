@@ -7,7 +7,7 @@
 
 /**
  * @file
- * What pacer-pcapgen and pacer-pcapstat share: error exits and number
+ * What pacer-pcapgen, pacer-pcapstat and pacer-bench-jitter share: error exits and number
  * parsing, with messages prefixed by the tool's name. Each tool defines
  * pcr_tool_name.
  */
@@ -30,5 +30,9 @@ void usage_error(const char *fmt, ...)
 
 /** Unsigned decimal in [min, max], or a usage error naming option @p opt. */
 uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max);
+
+/** A number (decimals allowed) in [min, max], or the usage error
+ *  "OPT S: not a number in MIN .. MAX". */
+double parse_double(const char *opt, const char *s, double min, double max);
 
 #endif /* PCR_TOOL_H */

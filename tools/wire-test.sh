@@ -370,17 +370,12 @@ pacer_stop() {
     [ -s "$tmp/$pacer_name.stats.json" ] || die "$pacer_name: no statistics"
 }
 
-# clock_pair: "CLOCK_REALTIME CLOCK_MONOTONIC_RAW" now. tcpdump's kernel
-# timestamps are CLOCK_REALTIME, which time synchronisation slews (NTP up
-# to 500 ppm; measured on a VM here: +5000 ppm for a while); pacer's TSC is
-# measured against CLOCK_MONOTONIC_RAW. capture_stop writes the ratio of
-# the two over the capture to $tmp/NAME.rtscale and stat() rescales the
-# capture's times with it (pacer-pcapstat --time-scale), so rates are by
-# the unslewed clock. (window_rate, for the rate change, keeps REALTIME:
-# its windows are placed by pacer's own REALTIME stamps.)
-clock_pair() {
-    python3 -c 'import time; print(repr(time.clock_gettime(time.CLOCK_REALTIME)), repr(time.clock_gettime(time.CLOCK_MONOTONIC_RAW)))'
-}
+# Capture times by the unslewed clock: capture_start takes a clock pair,
+# capture_stop writes realtime_scale over the capture to $tmp/NAME.rtscale
+# and stat() rescales the capture with it (tools/clock.sh). (window_rate,
+# for the rate change, keeps REALTIME: its windows are placed by pacer's
+# own REALTIME stamps.)
+source "$here/clock.sh"
 
 # capture_start NAME IFACE: tcpdump on host B's IFACE (frames arriving),
 # nanosecond kernel timestamps, into $tmp/NAME.pcap
@@ -402,8 +397,7 @@ capture_stop() {
     sleep 0.2
     kill -INT "$dump_pid" 2>/dev/null || true
     reap "$dump_pid" 5
-    python3 -c 'import sys; a, b = map(float, sys.argv[1].split()); c, d = map(float, sys.argv[2].split()); print(repr((d - b) / (c - a)))' \
-        "$cap_pair" "$(clock_pair)" >"$tmp/$cap_name.rtscale"
+    realtime_scale "$cap_pair" "$(clock_pair)" >"$tmp/$cap_name.rtscale"
     local ppm
     ppm=$(py "round((1 / $(cat "$tmp/$cap_name.rtscale") - 1) * 1e6)")
     if [ "$(py "1 if abs($ppm) > 50 else 0")" -eq 1 ]; then

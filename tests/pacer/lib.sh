@@ -121,21 +121,8 @@ pcap_scale() {
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(repr(d["tsc_hz_eal"] / d["tsc_hz"]))' "$1"
 }
 
-# clock_pair: "REALTIME MONOTONIC_RAW" now, in seconds. The kernel stamps
-# captured frames with CLOCK_REALTIME, which time synchronisation may slew
-# (NTP up to 500 ppm; a VM's host, measured: +5000 ppm for hours), while
-# pacer's TSC is measured against CLOCK_MONOTONIC_RAW. Take a pair before
-# and after a capture, and realtime_scale turns the capture's times into
-# MONOTONIC_RAW's.
-clock_pair() {
-    python3 -c 'import time; print(repr(time.clock_gettime(time.CLOCK_REALTIME)), repr(time.clock_gettime(time.CLOCK_MONOTONIC_RAW)))'
-}
-
-# realtime_scale "PAIR BEFORE" "PAIR AFTER": the factor taking CLOCK_REALTIME
-# intervals to CLOCK_MONOTONIC_RAW ones over that span (1 when not slewed)
-realtime_scale() {
-    python3 -c 'import sys; a, b = map(float, sys.argv[1].split()); c, d = map(float, sys.argv[2].split()); print(repr((d - b) / (c - a)))' "$1" "$2"
-}
+# clock_pair, realtime_scale: kernel capture times against pacer's clock
+source "$top/tools/clock.sh"
 
 # ls_rate FILE.pcap [SCALE]: "BPS LEFT_OUT": the achieved rate as the
 # least-squares slope of each frame's time (times SCALE since the first,

@@ -26,7 +26,7 @@
 #
 # The kernel's timestamps are CLOCK_REALTIME, which time synchronisation
 # slews: each capture is rescaled to CLOCK_MONOTONIC_RAW by the two clocks'
-# ratio over the run (lib.sh realtime_scale; on one machine here REALTIME
+# ratio over the run (tools/clock.sh realtime_scale; on one machine here REALTIME
 # ran 5000 ppm fast for hours, which failed this check by itself).
 #
 # Needs root and iproute2 (namespaces); skipped (77) without them. No
