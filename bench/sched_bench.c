@@ -14,7 +14,8 @@
  * green; queues of 16 packets; no RED/PIE.
  *
  * pacer: lib/policy's per-flow bucket (private: allow/after) and the
- * shared aggregate (pcr_policy_stamp_shared()), the later of the two as
+ * shared aggregate (pcr_policy_stamp_shared(), its one writer: as pacer
+ * with one worker, which also does all its TX), the later of the two as
  * the departure, then lib/wheel's pcr_wheel_enqueue_burst() and
  * pcr_wheel_dequeue_burst(): what pacer's RX and TX loops do per packet,
  * without the classifier and the flow table (pacer-bench-sched measures
@@ -315,7 +316,7 @@ pacer_stamp(struct pacer_path *pp, struct rte_mbuf **m, uint64_t *dep,
 		uint64_t fd = pcr_policy_allow(f->empty, now, fc,
 					       pp->flow_rate.burst);
 		uint64_t ad = pcr_policy_stamp_shared(&pp->agg, &pp->agg_rate,
-						      now, bytes);
+						      now, bytes, true);
 		uint64_t d = pcr_fine_max(fd, ad);
 
 		f->empty = pcr_policy_after(f->empty, d, fc, pp->flow_rate.burst);

@@ -198,6 +198,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	struct pcr_lstats *in_st = &lc->st[q->port];
 	struct pcr_lstats *eg_st = &lc->st[q->egress];
 	const struct pcr_config *c = &pcr_app.cfg;
+	const bool solo = pcr_app.solo; /* the shared policies' one writer */
 	struct pcr_flowtab *ft = lc->ft;
 	uint64_t now_tsc, now, flow_limit, horizon_tsc, limit;
 	bool drop_beyond;
@@ -276,17 +277,17 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			if (!pcr_rate_unlimited(cr)) {
 				if (!pcr_policy_stamp_shared_within(
 					    &eg->cls[f->class_id].pol, cr, now,
-					    bytes, limit, &d))
+					    bytes, limit, &d, solo))
 					goto horizon;
 				dep = pcr_fine_max(dep, d);
 			}
 			if (!pcr_rate_unlimited(&rs->agg)) {
 				if (!pcr_policy_stamp_shared_within(
 					    &eg->agg.pol, &rs->agg, now, bytes,
-					    limit, &d)) {
+					    limit, &d, solo)) {
 					if (!pcr_rate_unlimited(cr))
 						pcr_policy_refund(&eg->cls[f->class_id].pol,
-								  cr, bytes);
+								  cr, bytes, solo);
 					goto horizon;
 				}
 				dep = pcr_fine_max(dep, d);
@@ -295,11 +296,11 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			if (!pcr_rate_unlimited(cr))
 				dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
 						&eg->cls[f->class_id].pol, cr,
-						now, bytes));
+						now, bytes, solo));
 			if (!pcr_rate_unlimited(&rs->agg))
 				dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
 						&eg->agg.pol, &rs->agg, now,
-						bytes));
+						bytes, solo));
 		}
 		/*
 		 * A flow's departures never go back, so the wheel (FIFO per
@@ -316,8 +317,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		if (fcost != 0)
 			f->empty = pcr_policy_after(f->empty, dep, fcost, fr->burst);
 
-		__atomic_fetch_add(&f->queued, pcr_q(rte_pktmbuf_pkt_len(m)),
-				   __ATOMIC_RELAXED);
+		pcr_flow_q_add(f, pcr_q(rte_pktmbuf_pkt_len(m)));
 		*pcr_flow_field(m) = f;
 		/* fine -> TSC, rounded up: never earlier than the policies */
 		dep_tsc[k] = now_tsc + ((dep - now + (1u << PCR_FINE_SHIFT) - 1) >>
@@ -332,9 +332,7 @@ horizon:
 	if (k != 0) {
 		sent = pcr_wheel_enqueue_burst(eg->tx->wheel, out, dep_tsc, k);
 		for (i = sent; i < k; i++) {
-			__atomic_fetch_sub(&fl[i]->queued,
-					   pcr_q(rte_pktmbuf_pkt_len(out[i])),
-					   __ATOMIC_RELEASE);
+			pcr_flow_q_sub(fl[i], pcr_q(rte_pktmbuf_pkt_len(out[i])));
 			eg_st->drop_inbox++;
 			rte_pktmbuf_free(out[i]);
 		}
@@ -381,7 +379,7 @@ tx_account(struct pcr_txport *tp, unsigned int i, uint64_t tx_tsc)
 	f->tx_bytes += len;
 	f->last_tx = pcr_span(tx_tsc);
 	/* last touch: once 0, the RX lcore may age the flow out */
-	__atomic_fetch_sub(&f->queued, pcr_q(len), __ATOMIC_RELEASE);
+	pcr_flow_q_sub(f, pcr_q(len));
 }
 
 /* Drop the packets pending on @p tp, counted in @p ctr. */
@@ -391,8 +389,7 @@ tx_drop_pending(struct pcr_txport *tp, uint64_t *ctr)
 	unsigned int i;
 
 	for (i = 0; i < tp->n_pend; i++) {
-		__atomic_fetch_sub(&tp->pend_flow[i]->queued,
-				   pcr_q(tp->pend_len[i]), __ATOMIC_RELEASE);
+		pcr_flow_q_sub(tp->pend_flow[i], pcr_q(tp->pend_len[i]));
 		rte_pktmbuf_free(tp->pend[i]);
 	}
 	*ctr += tp->n_pend;
@@ -629,9 +626,7 @@ tx_port_drop_all(struct pcr_txport *tp)
 		for (i = 0; i < n; i++) {
 			struct pcr_flow *f = *pcr_flow_field(m[i]);
 
-			__atomic_fetch_sub(&f->queued,
-					   pcr_q(rte_pktmbuf_pkt_len(m[i])),
-					   __ATOMIC_RELEASE);
+			pcr_flow_q_sub(f, pcr_q(rte_pktmbuf_pkt_len(m[i])));
 			rte_pktmbuf_free(m[i]);
 		}
 		tp->drop_shutdown += n;
@@ -656,8 +651,7 @@ pcr_wheel_drop_cb(struct rte_mbuf *m, enum pcr_wheel_drop_reason r, void *arg)
 	struct pcr_flow *f = *pcr_flow_field(m);
 
 	tp->drop_wheel[r]++;
-	__atomic_fetch_sub(&f->queued, pcr_q(rte_pktmbuf_pkt_len(m)),
-			   __ATOMIC_RELEASE);
+	pcr_flow_q_sub(f, pcr_q(rte_pktmbuf_pkt_len(m)));
 	rte_pktmbuf_free(m);
 }
 

@@ -198,7 +198,7 @@ struct pcr_flow {
 	uint32_t last_seen;  /**< last arrival, pcr_coarse() (RX lcore) */
 	uint32_t first_tx;   /**< first transmit, pcr_span() (TX lcore) */
 	uint32_t last_tx;    /**< last transmit, pcr_span() (TX lcore) */
-	uint64_t queued;     /**< pcr_q() sums, atomic (RX adds, TX subtracts) */
+	uint64_t queued;     /**< pcr_q() sums: pcr_flow_q_add(), _sub() */
 	/* written by the TX lcore of the egress port */
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
@@ -398,6 +398,12 @@ struct pcr_app {
 	struct pcr_port ports[PCR_MAX_PORTS];
 	struct pcr_lcore *lcores[RTE_MAX_LCORE];
 	unsigned int n_workers;
+	/**
+	 * One worker does all RX and all TX: it is the only lcore that
+	 * writes a flow's queued count or stamps a shared policy, so those
+	 * take plain stores, not locked instructions (pcr_flow_q_add()).
+	 */
+	bool solo;
 	struct rte_rcu_qsbr *qsbr; /**< workers report quiescent per loop */
 	uint64_t rates_published; /**< rate sets replaced since start */
 	struct pcr_classtab *classtab; /**< RCU: __atomic_load_n(ACQUIRE) */
@@ -416,6 +422,33 @@ static inline struct pcr_flow **
 pcr_flow_field(struct rte_mbuf *m)
 {
 	return RTE_MBUF_DYNFIELD(m, pcr_app.flow_dynfield, struct pcr_flow **);
+}
+
+/*
+ * Add @p q (pcr_q()) to what flow @p f has queued, or take it away: RX
+ * adds, the TX lcore of the packet's egress port takes away. Where those
+ * are different lcores, an atomic add; a solo worker, the one writer, stores
+ * the sum (no locked instruction: 6-7 ns a packet here, docs/BENCHMARKS.md).
+ * Either way a reader on another lcore (age-out, telemetry) sees whole
+ * values, and what TX takes away is released (the flow may then be aged
+ * out and its entry reused).
+ */
+static inline void
+pcr_flow_q_add(struct pcr_flow *f, uint64_t q)
+{
+	if (pcr_app.solo)
+		__atomic_store_n(&f->queued, f->queued + q, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&f->queued, q, __ATOMIC_RELAXED);
+}
+
+static inline void
+pcr_flow_q_sub(struct pcr_flow *f, uint64_t q)
+{
+	if (pcr_app.solo)
+		__atomic_store_n(&f->queued, f->queued - q, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_sub(&f->queued, q, __ATOMIC_RELEASE);
 }
 
 /* control.c: changes made while the workers run */

@@ -60,7 +60,12 @@
  * Sharing. A flow policy belongs to one RX lcore (plain loads and stores).
  * Class and aggregate policies are shared by every RX lcore and advance
  * with a compare-and-swap loop: lock-free, and each packet's reservation
- * is atomic. Following Carousel, each shared policy advances by its own
+ * is atomic. Where one lcore is the only one that stamps a shared policy
+ * (pacer with a single worker), the stamping functions take
+ * `one_writer` true and store the new state instead: no locked
+ * instruction, readers still see whole values, and a concurrent
+ * pcr_policy_refresh() is either overwritten by a valid newer state or
+ * fails its compare-and-swap, both harmless. Following Carousel, each shared policy advances by its own
  * allowance, not by the packet's final departure: a packet held back by
  * its flow's rate does not waste the aggregate's capacity for other flows.
  * The flow policy, private, advances by the final departure, so a flow's
@@ -196,13 +201,31 @@ pcr_policy_init(struct pcr_policy *p, uint64_t now)
 	p->empty = now - PCR_POLICY_IDLE;
 }
 
+/*
+ * @internal Replace @p p's state @p old by @p nw: by compare-and-swap
+ * (false: another lcore got there first, @p old now holds its state, try
+ * again) or, for its only writer, by a store.
+ */
+static inline bool
+pcr_policy_update_(struct pcr_policy *p, uint64_t *old, uint64_t nw,
+		   bool one_writer)
+{
+	if (one_writer) {
+		__atomic_store_n(&p->empty, nw, __ATOMIC_RELAXED);
+		return true;
+	}
+	return __atomic_compare_exchange_n(&p->empty, old, nw, true,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 /**
  * Shared policy: reserve the packet's time and return it. Lock-free, any
- * lcore.
+ * lcore; @p one_writer where the calling lcore is the only one that stamps
+ * @p p (see "Sharing").
  */
 static inline uint64_t
 pcr_policy_stamp_shared(struct pcr_policy *p, const struct pcr_rate *r,
-			uint64_t now, uint32_t bytes)
+			uint64_t now, uint32_t bytes, bool one_writer)
 {
 	uint64_t cost = pcr_rate_cost(r, bytes);
 	uint64_t old = __atomic_load_n(&p->empty, __ATOMIC_RELAXED);
@@ -211,9 +234,7 @@ pcr_policy_stamp_shared(struct pcr_policy *p, const struct pcr_rate *r,
 	do {
 		dep = pcr_policy_allow(old, now, cost, r->burst);
 		nw = pcr_policy_after(old, dep, cost, r->burst);
-	} while (!__atomic_compare_exchange_n(&p->empty, &old, nw, true,
-					      __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
+	} while (!pcr_policy_update_(p, &old, nw, one_writer));
 	return dep;
 }
 
@@ -227,7 +248,7 @@ pcr_policy_stamp_shared(struct pcr_policy *p, const struct pcr_rate *r,
 static inline bool
 pcr_policy_stamp_shared_within(struct pcr_policy *p, const struct pcr_rate *r,
 			       uint64_t now, uint32_t bytes, uint64_t limit,
-			       uint64_t *dep)
+			       uint64_t *dep, bool one_writer)
 {
 	uint64_t cost = pcr_rate_cost(r, bytes);
 	uint64_t old = __atomic_load_n(&p->empty, __ATOMIC_RELAXED);
@@ -238,9 +259,7 @@ pcr_policy_stamp_shared_within(struct pcr_policy *p, const struct pcr_rate *r,
 		if (pcr_fine_after(d, limit))
 			return false;
 		nw = pcr_policy_after(old, d, cost, r->burst);
-	} while (!__atomic_compare_exchange_n(&p->empty, &old, nw, true,
-					      __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
+	} while (!pcr_policy_update_(p, &old, nw, one_writer));
 	*dep = d;
 	return true;
 }
@@ -251,9 +270,14 @@ pcr_policy_stamp_shared_within(struct pcr_policy *p, const struct pcr_rate *r,
  */
 static inline void
 pcr_policy_refund(struct pcr_policy *p, const struct pcr_rate *r,
-		  uint32_t bytes)
+		  uint32_t bytes, bool one_writer)
 {
-	__atomic_fetch_sub(&p->empty, pcr_rate_cost(r, bytes), __ATOMIC_RELAXED);
+	uint64_t cost = pcr_rate_cost(r, bytes);
+
+	if (one_writer)
+		__atomic_store_n(&p->empty, p->empty - cost, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_sub(&p->empty, cost, __ATOMIC_RELAXED);
 }
 
 /**

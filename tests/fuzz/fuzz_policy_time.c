@@ -5,7 +5,8 @@
 /*
  * The time arithmetic of lib/policy (pcr_policy.h), as the RX path uses
  * it: a private flow policy (pcr_policy_allow + pcr_policy_after) and a
- * shared one (pcr_policy_stamp_shared + pcr_policy_refresh), driven by a
+ * shared one (pcr_policy_stamp_shared + pcr_policy_refresh, stamped both
+ * by compare-and-swap and as its one writer, the two kept equal), driven by a
  * packet sequence from the input. Rates 1 bit/s .. 400 Gbit/s (log-
  * spread), TSC 100 MHz .. 10 GHz, bursts 0 .. 1 GiB, lengths 0 .. 65535,
  * gaps up to 2^54 cycles, an epoch and a start that put both the TSC and
@@ -74,7 +75,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static i128 dep_u[MAX_PKTS], cost_u[MAX_PKTS];
 	static i128 burst_u[MAX_PKTS];
 	struct pcr_rate r;
-	struct pcr_policy sp;
+	struct pcr_policy sp, sp1;
 	uint64_t tsc_hz, bps, burst_bytes, epoch, tsc, flow_empty, fine0;
 	i128 m_flow, m_shared, now_u, elapsed;
 	unsigned int bits, n = 0, i, j;
@@ -116,6 +117,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fine0 = pcr_fine(tsc, epoch);
 	PCR_FUZZ_CHECK(fine0 == (uint64_t)now_u, "fine time");
 	pcr_policy_init(&sp, fine0);
+	sp1 = sp;
 	flow_empty = sp.empty;
 	PCR_FUZZ_CHECK(flow_empty == fine0 - PCR_POLICY_IDLE, "init");
 	m_flow = m_shared = now_u - (i128)PCR_POLICY_IDLE;
@@ -173,13 +175,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* a shared policy, refreshed by housekeeping now and then */
 		if (ctl & 0x80) {
 			pcr_policy_refresh(&sp, now);
+			pcr_policy_refresh(&sp1, now);
 			if (now_u - m_shared > ((i128)1 << 60))
 				m_shared = now_u - ((i128)1 << 59);
 			PCR_FUZZ_CHECK(sp.empty == (uint64_t)m_shared,
 				       "refresh: %" PRIu64 " != %" PRIu64,
 				       sp.empty, (uint64_t)m_shared);
 		}
-		sdep = pcr_policy_stamp_shared(&sp, &r, now, len);
+		sdep = pcr_policy_stamp_shared(&sp, &r, now, len, false);
+		PCR_FUZZ_CHECK(pcr_policy_stamp_shared(&sp1, &r, now, len, true) ==
+				       sdep && sp1.empty == sp.empty,
+			       "packet %u: one-writer stamp differs", n);
 		msd = model_allow(m_shared, now_u, cost, r.burst);
 		m_shared = model_after(m_shared, msd, cost, r.burst);
 		PCR_FUZZ_CHECK(sdep == (uint64_t)msd && sp.empty == (uint64_t)m_shared,
