@@ -93,6 +93,7 @@
 #include "pcr_wheel.h"
 #include "baseline_heap.h"
 #include "baseline_wheel1.h"
+#include "pcr_test_eal.h"
 
 #define PROG "pacer-bench-wheel"
 
@@ -1684,6 +1685,6 @@ main(int argc, char **argv)
 		print_json(&env, &conf, res, nres, idle);
 
 	rte_mempool_free(env.pool);
-	rte_eal_cleanup();
+	pcr_test_eal_cleanup();
 	return 0;
 }

@@ -78,6 +78,7 @@
 #include <rte_sched.h>
 
 #include "pcr_policy.h"
+#include "pcr_test_eal.h"
 #include "pcr_wheel.h"
 
 #define PROG "pacer-bench-sched"
@@ -630,6 +631,6 @@ main(int argc, char **argv)
 	rte_pktmbuf_free_bulk(b.stack, b.top);
 	free(b.stack);
 	rte_mempool_free(b.pool);
-	rte_eal_cleanup();
+	pcr_test_eal_cleanup();
 	return 0;
 }

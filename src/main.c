@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,11 +52,27 @@ on_signal(int sig)
 	signals_seen++;
 }
 
+/*
+ * rte_eal_cleanup(), then the run's EAL runtime directory (/var/run/dpdk/
+ * PREFIX as root), which DPDK 22.11 leaves behind: one per --file-prefix,
+ * and tests and benchmarks give every run its own. rmdir() takes it only
+ * when empty (a --no-shconf run's; a shared config's files stay, and it).
+ */
+static void
+eal_cleanup(void)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	(void)rmdir(dir);
+}
+
 /* Usage errors after rte_eal_init(): undo it and exit 2. */
 static void __rte_noreturn
 usage_exit_eal(void)
 {
-	rte_eal_cleanup();
+	eal_cleanup();
 	exit(PCR_EXIT_USAGE);
 }
 
@@ -69,7 +86,7 @@ fatal(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	PCR_LOG(ERR, "%s", msg);
-	rte_eal_cleanup();
+	eal_cleanup();
 	exit(EXIT_FAILURE);
 }
 
@@ -921,6 +938,6 @@ main(int argc, char **argv)
 	rte_free(a->qsbr);
 	pcr_clock_fini();
 	rte_mempool_free(a->pool);
-	rte_eal_cleanup();
+	eal_cleanup();
 	return status;
 }

@@ -1733,6 +1733,6 @@ main(void)
 	}
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
+	pcr_test_eal_cleanup();
 	return ret;
 }

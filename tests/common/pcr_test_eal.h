@@ -9,9 +9,11 @@
  * @file
  * EAL start-up for unit tests: no hugepages, no PCI, no shared config and a
  * file prefix of the test's own (name + pid), so tests run in parallel never
- * share runtime files or telemetry sockets.
+ * share runtime files or telemetry sockets; and the end of it for them and
+ * the benchmarks (bench/), which start their own.
  */
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,22 @@ pcr_test_eal_init(const char *name, const char *lcores, unsigned int mem_mb)
 			rte_strerror(rte_errno));
 		exit(1);
 	}
+}
+
+/**
+ * rte_eal_cleanup(), then remove the run's EAL runtime directory
+ * (/var/run/dpdk/PREFIX as root): DPDK 22.11 leaves it behind, one per run
+ * of a file prefix of its own. rmdir() takes it only when empty, as it is
+ * after a --no-shconf run.
+ */
+static inline void
+pcr_test_eal_cleanup(void)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	(void)rmdir(dir);
 }
 
 #endif /* PCR_TEST_EAL_H */

@@ -36,6 +36,14 @@ fail() {
     exit 1
 }
 
+# no_runtime_dir: pacer, gone, left no EAL runtime directory for $prefix
+# (DPDK 22.11 leaves one per file prefix; pacer removes its own). As root
+# only: elsewhere it lies under $XDG_RUNTIME_DIR.
+no_runtime_dir() {
+    [ "$(id -u)" -ne 0 ] || [ ! -d "/var/run/dpdk/$prefix" ] ||
+        fail "EAL runtime directory /var/run/dpdk/$prefix left behind"
+}
+
 # eal VDEV...: EAL options for one test run: no hugepages, no PCI, a file
 # prefix of its own so parallel tests never meet.
 eal() {

@@ -4,7 +4,8 @@
 #
 # Bad input exits 2 with one line naming the value and why, and nothing
 # runs: bad options, bad values, bad configuration files, a configuration
-# naming a port that does not exist.
+# naming a port that does not exist; and it leaves no EAL runtime
+# directory behind.
 source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 1 --count 10 --size 100 2>/dev/null
@@ -24,6 +25,7 @@ bad() {
     [ "$rc" -eq 2 ] || fail "pacer ${args[*]}: exit $rc, want 2: $(cat "$tmp/e")"
     grep -Eq -e "$re" "$tmp/e" || fail "pacer ${args[*]}: message does not match '$re': $(cat "$tmp/e")"
     ! grep -q "lcore .*: rx port" "$tmp/o" || fail "pacer ${args[*]}: started workers"
+    no_runtime_dir
 }
 
 bad --frobnicate -- "unknown option '--frobnicate'"

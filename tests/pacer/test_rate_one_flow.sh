@@ -21,6 +21,7 @@ attempt() {
     run_pacer r $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") \
         -- --flow-rate 10mbit --exit-on-idle 300 --mbufs 4096 --max-flows 1024
     [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/r.err")"
+    no_runtime_dir
     conserved "$tmp/r.json"
     expect "$tmp/r.json" 'd["ports"][0]["tx_packets"] == 700' \
         'd["ports"][0]["dropped_total"] == 0'

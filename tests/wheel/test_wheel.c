@@ -1445,6 +1445,7 @@ main(void)
 		cmocka_unit_test_setup(test_tick_multiply, test_setup),
 		cmocka_unit_test_setup(test_concurrent, test_setup),
 	};
+	int ret;
 
 	pcr_test_eal_init("wheel", "0-1", 1024);
 	dyn_off = pcr_wheel_dynfield_register();
@@ -1456,5 +1457,8 @@ main(void)
 		fprintf(stderr, "cannot create mbuf pool\n");
 		return 1;
 	}
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_mempool_free(pool);
+	pcr_test_eal_cleanup();
+	return ret;
 }
