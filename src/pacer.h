@@ -429,9 +429,9 @@ pcr_flow_field(struct rte_mbuf *m)
  * adds, the TX lcore of the packet's egress port takes away. Where those
  * are different lcores, an atomic add; a solo worker, the one writer, stores
  * the sum (no locked instruction: 6-7 ns a packet here, docs/BENCHMARKS.md).
- * Either way a reader on another lcore (age-out, telemetry) sees whole
- * values, and what TX takes away is released (the flow may then be aged
- * out and its entry reused).
+ * Either way a reader on another lcore (telemetry, the RX lcore's
+ * age-out) sees whole values, and what TX takes away is released (the
+ * flow may then be aged out and its entry reused).
  */
 static inline void
 pcr_flow_q_add(struct pcr_flow *f, uint64_t q)

@@ -65,9 +65,10 @@
  * `one_writer` true and store the new state instead: no locked
  * instruction, readers still see whole values, and a concurrent
  * pcr_policy_refresh() is either overwritten by a valid newer state or
- * fails its compare-and-swap, both harmless. Following Carousel, each shared policy advances by its own
- * allowance, not by the packet's final departure: a packet held back by
- * its flow's rate does not waste the aggregate's capacity for other flows.
+ * fails its compare-and-swap, both harmless. Following Carousel, each
+ * shared policy advances by its own allowance, not by the packet's final
+ * departure: a packet held back by its flow's rate does not waste the
+ * aggregate's capacity for other flows.
  * The flow policy, private, advances by the final departure, so a flow's
  * packets are never closer than its own rate allows.
  *
