@@ -428,7 +428,8 @@ pcr_flow_field(struct rte_mbuf *m)
  * Add @p q (pcr_q()) to what flow @p f has queued, or take it away: RX
  * adds, the TX lcore of the packet's egress port takes away. Where those
  * are different lcores, an atomic add; a solo worker, the one writer, stores
- * the sum (no locked instruction: 6-7 ns a packet here, docs/BENCHMARKS.md).
+ * the sum (no locked instruction; with the shared policies' stores, 6-7 ns
+ * a packet here: docs/BENCHMARKS.md).
  * Either way a reader on another lcore (telemetry, the RX lcore's
  * age-out) sees whole values, and what TX takes away is released (the
  * flow may then be aged out and its entry reused).
