@@ -11,7 +11,9 @@
 #   throughput  pacer with pacing active (--rate 1.1x what it forwards
 #               unpaced in the same rep, --flow-rate 2x each flow's share)
 #               against dpdk-testpmd io forwarding on the same vdevs, in
-#               the same rep, on the same 2 lcores (main + 1 forwarding).
+#               the same rep, on the same 2 lcores (main + 1 forwarding):
+#               net_null 1 flow 64 B; net_pcap 1K and 100K flows, 64 and
+#               1500 B.
 #   sched       build/bench/pacer-bench-sched: rte_sched against the
 #               wheel + policy path, ns per packet enqueue+dequeue.
 #   accuracy    pacer's departure error percentiles (its --stats-json)
@@ -299,11 +301,14 @@ throughput_case() {
 
 throughput() {
 	local f1k=$TMP/f1k.pcap f100k=$TMP/f100k.pcap f1k1500=$TMP/f1k1500.pcap
+	local f100k1500=$TMP/f100k1500.pcap
 	"$PCAPGEN" -o "$f1k" --flows 1000 --count 8000 --size 64 2>/dev/null &&
 	"$PCAPGEN" -o "$f1k1500" --flows 1000 --count 8000 --size 1500 2>/dev/null &&
 	# 100K flows: pcapgen's source ports give 65535 at most per address
 	"$PCAPGEN" -o "$f100k" --flows 50000 --count 50000 --size 64 --src 198.18.0.1 2>/dev/null &&
-	"$PCAPGEN" -o "$f100k" --append --flows 50000 --count 50000 --size 64 --src 198.18.0.2 2>/dev/null ||
+	"$PCAPGEN" -o "$f100k" --append --flows 50000 --count 50000 --size 64 --src 198.18.0.2 2>/dev/null &&
+	"$PCAPGEN" -o "$f100k1500" --flows 50000 --count 50000 --size 1500 --src 198.18.0.1 2>/dev/null &&
+	"$PCAPGEN" -o "$f100k1500" --append --flows 50000 --count 50000 --size 1500 --src 198.18.0.2 2>/dev/null ||
 		{ echo "run.sh: pacer-pcapgen failed" >&2; return 1; }
 	local pc="infinite_rx=1" rc=0
 	# a case that fails leaves its figures out; the others still run
@@ -316,6 +321,9 @@ throughput() {
 		"--vdev net_pcap0,rx_pcap=$f1k1500,$pc --vdev net_pcap1,rx_pcap=$f1k1500,$pc" 1500 1000 1024 65536 || rc=1
 	throughput_case pcap-100Kflows-64B \
 		"--vdev net_pcap0,rx_pcap=$f100k,$pc --vdev net_pcap1,rx_pcap=$f100k,$pc" 64 100000 2048 262144 || rc=1
+	# the PMDs hold the capture in the pool (2 x 100K mbufs, either size)
+	throughput_case pcap-100Kflows-1500B \
+		"--vdev net_pcap0,rx_pcap=$f100k1500,$pc --vdev net_pcap1,rx_pcap=$f100k1500,$pc" 1500 100000 2048 262144 || rc=1
 	return $rc
 }
 
