@@ -143,9 +143,8 @@ main(int argc, char **argv)
 	}
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+	if (sched_setaffinity(0, sizeof(set), &set) != 0)
 		fail(EXIT_USAGE, "--cpu %ld: %s", cpu, strerror(errno));
-	}
 	gaps = malloc(cap * sizeof(*gaps));
 	if (gaps == NULL)
 		fail(1, "out of memory");

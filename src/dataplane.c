@@ -198,7 +198,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	struct pcr_lstats *in_st = &lc->st[q->port];
 	struct pcr_lstats *eg_st = &lc->st[q->egress];
 	const struct pcr_config *c = &pcr_app.cfg;
-	const bool solo = pcr_app.solo; /* the shared policies' one writer */
+	const bool solo = pcr_solo(); /* the shared policies' one writer */
 	struct pcr_flowtab *ft = lc->ft;
 	uint64_t now_tsc, now, flow_limit, horizon_tsc, limit;
 	bool drop_beyond;

@@ -132,7 +132,6 @@ assign_lcores(struct pcr_app *a)
 		n_rx = 1;
 		a->lcores[workers[0]]->roles = PCR_ROLE_RX | PCR_ROLE_TX;
 		rx_lcores[0] = workers[0];
-		a->solo = true;
 	} else {
 		/* half the workers (at most one per port) transmit */
 		n_tx = RTE_MIN((unsigned int)a->n_ports, nw / 2);

@@ -398,12 +398,6 @@ struct pcr_app {
 	struct pcr_port ports[PCR_MAX_PORTS];
 	struct pcr_lcore *lcores[RTE_MAX_LCORE];
 	unsigned int n_workers;
-	/**
-	 * One worker does all RX and all TX: it is the only lcore that
-	 * writes a flow's queued count or stamps a shared policy, so those
-	 * take plain stores, not locked instructions (pcr_flow_q_add()).
-	 */
-	bool solo;
 	struct rte_rcu_qsbr *qsbr; /**< workers report quiescent per loop */
 	uint64_t rates_published; /**< rate sets replaced since start */
 	struct pcr_classtab *classtab; /**< RCU: __atomic_load_n(ACQUIRE) */
@@ -425,6 +419,17 @@ pcr_flow_field(struct rte_mbuf *m)
 }
 
 /*
+ * One worker does all RX and all TX (assign_lcores()): it is the only
+ * lcore that writes a flow's queued count or stamps a shared policy, so
+ * those take plain stores, not locked instructions (pcr_flow_q_add()).
+ */
+static inline bool
+pcr_solo(void)
+{
+	return pcr_app.n_workers == 1;
+}
+
+/*
  * Add @p q (pcr_q()) to what flow @p f has queued, or take it away: RX
  * adds, the TX lcore of the packet's egress port takes away. Where those
  * are different lcores, an atomic add; a solo worker, the one writer, stores
@@ -437,7 +442,7 @@ pcr_flow_field(struct rte_mbuf *m)
 static inline void
 pcr_flow_q_add(struct pcr_flow *f, uint64_t q)
 {
-	if (pcr_app.solo)
+	if (pcr_solo())
 		__atomic_store_n(&f->queued, f->queued + q, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_add(&f->queued, q, __ATOMIC_RELAXED);
@@ -446,7 +451,7 @@ pcr_flow_q_add(struct pcr_flow *f, uint64_t q)
 static inline void
 pcr_flow_q_sub(struct pcr_flow *f, uint64_t q)
 {
-	if (pcr_app.solo)
+	if (pcr_solo())
 		__atomic_store_n(&f->queued, f->queued - q, __ATOMIC_RELEASE);
 	else
 		__atomic_fetch_sub(&f->queued, q, __ATOMIC_RELEASE);

@@ -7,9 +7,9 @@
 
 /**
  * @file
- * What pacer-pcapgen, pacer-pcapstat and pacer-bench-jitter share: error exits and number
- * parsing, with messages prefixed by the tool's name. Each tool defines
- * pcr_tool_name.
+ * What pacer-pcapgen, pacer-pcapstat and pacer-bench-jitter share: error
+ * exits and number parsing, with messages prefixed by the tool's name.
+ * Each tool defines pcr_tool_name.
  */
 
 #include <stdint.h>
