@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+#ifndef PCR_CAL_H
+#define PCR_CAL_H
+
+/**
+ * @file
+ * Bandwidth calendars: the shared policies (class, port aggregate) charged
+ * where each packet actually leaves.
+ *
+ * Why. A shared policy kept as one token bucket (pcr_policy.h) must be
+ * charged either at its own allowance or at the packet's final departure.
+ * At its own allowance (Carousel's rule, what pacer did first), a packet
+ * that another policy holds back later is counted where it does not
+ * leave: the aggregate's clock runs ahead of the wire, and what a second
+ * class stamps against it lands on top of the first class's departures
+ * (measured: 1.5x the aggregate's rate over 100 ms). At the final
+ * departure, the one clock jumps to that time and the capacity before it
+ * is lost to every other flow. A calendar keeps both: it is a ring of
+ * buckets over time, each holding how much of its time is already
+ * reserved, so a packet can be placed in any hole, early or late.
+ *
+ * The rule. Time is in fine units (pcr_policy.h). A calendar's buckets are
+ * `width` fine units wide (a power of two); bucket k covers
+ * [k * width, (k + 1) * width) and holds `fill`, the part of its time
+ * reserved so far (a packet of b bytes reserves its cost, b at the
+ * policy's rate). For a packet with a lower bound `t` on its departure
+ * (now, its flow's allowance, its flow's previous departure), each level
+ * looks for the first place from `t - credit` (credit: the level's burst,
+ * so an idle level lets a burst go at once, as a token bucket does) where
+ * a bucket has room: the position is the bucket's start plus its fill (in
+ * the first bucket, no earlier than `t - credit`: time left unused before
+ * that is gone). The departure is the latest of `t` and every level's
+ * position, found again at that time until no level moves it (two levels
+ * settle in one or two rounds). Each level is then charged there: its
+ * fill grows by the cost; what goes past the bucket's end (an overdraft)
+ * is carried into the next buckets, and a bucket is chosen only if they
+ * can take it. A departure is never earlier than a level's position.
+ *
+ * The bound. For every level and every window [a, a + W): the bytes that
+ * leave in it are at most rate x W + credit + one bucket + one frame.
+ * Sketch: a bucket's fill never exceeds its width, and the fills of a run
+ * of buckets plus what is carried out of its last one add up to the cost
+ * of the packets placed in it (carries telescope). A packet that leaves
+ * in the window was placed no later than its departure and no earlier
+ * than the window's start less the credit, so the packets leaving in the
+ * window were placed in buckets from bucket(a - credit) to bucket(a + W):
+ * whole buckets inside, at most one partial bucket at the left edge, and
+ * at the right edge only packets whose position (start + fill before
+ * them) is inside the window, i.e. fill up to the window's end plus the
+ * last packet's cost. tests/policy/test_cal.c drives this code through
+ * random scenarios and checks exactly this bound.
+ *
+ * Sharing. Any RX lcore may place packets: each bucket is one 64-bit word
+ * (a lap tag and the fill) changed by compare-and-swap, and a level whose
+ * bucket changed under it (another lcore placed there) is looked at
+ * again; a packet whose later level no longer fits gives back what it
+ * charged and is placed again. Where one lcore is the only writer
+ * (`one_writer`), plain stores. Buckets need no clearing: a bucket whose
+ * tag is not its lap's is empty.
+ *
+ * Reach. The ring covers `span` = buckets x width fine units: from `back`
+ * (the largest credit) behind now to `reach` ahead, with two buckets
+ * between the ends. A packet that would leave beyond `reach` is not
+ * placed (the caller drops it, or caps it and charges nothing).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Bits of a bucket word that hold the fill; the rest is the lap tag. */
+#define PCR_CAL_FILL_BITS 44
+#define PCR_CAL_FILL_MASK ((UINT64_C(1) << PCR_CAL_FILL_BITS) - 1)
+/** Widest bucket, so that a full one fits the fill field. */
+#define PCR_CAL_WIDTH_SHIFT_MAX 42
+/** Narrowest bucket: one TSC cycle (departures are whole cycles). */
+#define PCR_CAL_WIDTH_SHIFT_MIN 8
+/** Most buckets one calendar holds (8 bytes each: 512 KiB). */
+#define PCR_CAL_BUCKETS_MAX (UINT32_C(1) << 16)
+/** Placements one packet tries while other lcores take its room. */
+#define PCR_CAL_TRIES 64
+/** Most levels one packet is placed under (class, aggregate, spare). */
+#define PCR_CAL_LEVELS_MAX 4
+
+/** A calendar. Created and freed on the control path. */
+struct pcr_cal {
+	uint64_t *bucket;  /**< tag << FILL_BITS | fill, fine units */
+	uint64_t width;    /**< bucket width, fine units (2^shift) */
+	uint64_t mask;     /**< buckets - 1 */
+	uint64_t back;     /**< largest credit a search starts behind t */
+	uint64_t reach;    /**< furthest past now a packet is placed */
+	uint32_t shift;    /**< log2(width) */
+	uint32_t nb_shift; /**< log2(buckets) */
+};
+
+/** What pcr_cal_create() sizes a calendar for. */
+struct pcr_cal_params {
+	uint64_t frame_cost; /**< fine units of the largest frame at the
+			      *   rate: a bucket holds at least this */
+	uint64_t reach;      /**< fine units ahead it must place packets */
+	uint64_t back;       /**< largest credit (burst), fine units */
+};
+
+/**
+ * A calendar for @p p, its memory touched (no page fault later): buckets
+ * of the smallest power-of-two width that holds one frame and lets at
+ * most PCR_CAL_BUCKETS_MAX buckets cover back + reach and two buckets
+ * more.
+ * @return the calendar, or NULL with errno ENOMEM, or EINVAL when the
+ *   reach is beyond what the widest bucket can cover.
+ */
+struct pcr_cal *pcr_cal_create(const struct pcr_cal_params *p);
+
+/** Free @p c (NULL: nothing). */
+void pcr_cal_free(struct pcr_cal *c);
+
+/** Bytes a bucket of @p c holds at a cost of @p fpb (pcr_rate.fpb). */
+uint64_t pcr_cal_bucket_bytes(const struct pcr_cal *c, uint64_t fpb);
+
+/** One level a packet is placed under: its calendar and its terms. */
+struct pcr_cal_level {
+	struct pcr_cal *cal;
+	uint64_t cost;   /**< the packet at the level's rate, fine units */
+	uint64_t credit; /**< the level's burst, fine units (<= cal->back) */
+	uint64_t at;     /**< out: the bucket (absolute) it was charged in */
+};
+
+/* ------------------------------------------------------------------ */
+/* Internals, inline for the fast path                                  */
+
+static inline uint64_t
+pcr_cal_abs_(const struct pcr_cal *c, uint64_t t)
+{
+	return t >> c->shift;
+}
+
+/*
+ * Bucket @p a before bucket @p b. Absolute buckets count modulo
+ * 2^(64 - shift) (fine time wraps, and a search may start before time 0):
+ * compared as the fine times they start at.
+ */
+static inline bool
+pcr_cal_before_(const struct pcr_cal *c, uint64_t a, uint64_t b)
+{
+	return (int64_t)((a - b) << c->shift) < 0;
+}
+
+static inline uint64_t *
+pcr_cal_slot_(const struct pcr_cal *c, uint64_t abs)
+{
+	return &c->bucket[abs & c->mask];
+}
+
+static inline uint64_t
+pcr_cal_tag_(const struct pcr_cal *c, uint64_t abs)
+{
+	return (abs >> c->nb_shift) << PCR_CAL_FILL_BITS;
+}
+
+/* The fill word @p w holds for bucket @p abs: 0 if it is another lap's. */
+static inline uint64_t
+pcr_cal_fill_(const struct pcr_cal *c, uint64_t w, uint64_t abs)
+{
+	return (w & ~PCR_CAL_FILL_MASK) == pcr_cal_tag_(c, abs) ?
+		       w & PCR_CAL_FILL_MASK :
+		       0;
+}
+
+static inline uint64_t
+pcr_cal_load_(const struct pcr_cal *c, uint64_t abs)
+{
+	return __atomic_load_n(pcr_cal_slot_(c, abs), __ATOMIC_RELAXED);
+}
+
+/*
+ * Can an overdraft of @p rem fine units, from the bucket before @p abs,
+ * be carried into @p abs and the buckets after it (whole empty buckets,
+ * then one with room for the rest)? Not past @p stop.
+ */
+static inline bool
+pcr_cal_carry_fits_(const struct pcr_cal *c, uint64_t abs, uint64_t rem,
+		    uint64_t stop)
+{
+	for (; rem != 0; abs++) {
+		uint64_t f;
+
+		if (!pcr_cal_before_(c, abs, stop))
+			return false;
+		f = pcr_cal_fill_(c, pcr_cal_load_(c, abs), abs);
+		if (rem > c->width) {
+			if (f != 0)
+				return false;
+			rem -= c->width;
+		} else {
+			return f + rem <= c->width;
+		}
+	}
+	return true;
+}
+
+/*
+ * The unreserved time of bucket @p abs (starting at @p start) is gone
+ * before @p gone (now less the credit: no packet can be placed there any
+ * more): the fill a search or a charge counts with.
+ */
+static inline uint64_t
+pcr_cal_floor_(const struct pcr_cal *c, uint64_t start, uint64_t gone)
+{
+	uint64_t d = gone - start;
+
+	if ((int64_t)d <= 0)
+		return 0;
+	return d < c->width ? d : c->width;
+}
+
+/*
+ * The first bucket from the one holding @p lo on where a packet of
+ * @p cost fits in @p c, before bucket @p stop (absolute); time before
+ * @p gone counts as reserved. @return its position (fine: the bucket's
+ * start plus its fill, which may lie before @p lo) and the bucket; false
+ * if none before @p stop.
+ */
+static inline bool
+pcr_cal_find_(const struct pcr_cal *c, uint64_t lo, uint64_t gone,
+	      uint64_t cost, uint64_t stop, uint64_t *pos, uint64_t *abs_out)
+{
+	uint64_t abs = pcr_cal_abs_(c, lo);
+	uint64_t start = abs << c->shift;
+
+	for (; pcr_cal_before_(c, abs, stop); abs++, start += c->width) {
+		uint64_t f = pcr_cal_fill_(c, pcr_cal_load_(c, abs), abs);
+		uint64_t floor = pcr_cal_floor_(c, start, gone);
+
+		if (f < floor)
+			f = floor;
+		if (f >= c->width)
+			continue;
+		if (f + cost > c->width &&
+		    !pcr_cal_carry_fits_(c, abs + 1, f + cost - c->width, stop))
+			continue;
+		*pos = start + f;
+		*abs_out = abs;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Add @p add to bucket @p abs, whose fill must stay at most @p fmax
+ * before the add (the position the caller placed against) and whose new
+ * fill is at least @p floor first; the part past the width is returned
+ * in @p over. @return false (nothing changed) if the bucket no longer
+ * allows it.
+ */
+static inline bool
+pcr_cal_add_(struct pcr_cal *c, uint64_t abs, uint64_t floor, uint64_t fmax,
+	     uint64_t add, uint64_t *over, bool one_writer)
+{
+	uint64_t *s = pcr_cal_slot_(c, abs);
+	uint64_t tag = pcr_cal_tag_(c, abs);
+	uint64_t w = __atomic_load_n(s, __ATOMIC_RELAXED);
+
+	for (;;) {
+		uint64_t f = pcr_cal_fill_(c, w, abs), nf;
+
+		if (f < floor)
+			f = floor;
+		if (f > fmax || f >= c->width)
+			return false;
+		nf = f + add;
+		*over = nf > c->width ? nf - c->width : 0;
+		nf -= *over;
+		if (one_writer) {
+			__atomic_store_n(s, tag | nf, __ATOMIC_RELAXED);
+			return true;
+		}
+		if (__atomic_compare_exchange_n(s, &w, tag | nf, false,
+						__ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+}
+
+/*
+ * Carry @p rem into @p abs and on (as pcr_cal_carry_fits_() found it).
+ * @return false if another lcore filled a bucket first; what was added is
+ * then in @p done (fine units, from @p abs on) for pcr_cal_give_().
+ */
+static inline bool
+pcr_cal_carry_(struct pcr_cal *c, uint64_t abs, uint64_t rem,
+	       uint64_t *done, bool one_writer)
+{
+	*done = 0;
+	while (rem != 0) {
+		uint64_t over, add = rem > c->width ? c->width : rem;
+
+		/* a whole bucket only into an empty one */
+		if (!pcr_cal_add_(c, abs, 0,
+				  add == c->width ? 0 : c->width - add, add,
+				  &over, one_writer))
+			return false;
+		*done += add;
+		rem -= add;
+		abs++;
+	}
+	return true;
+}
+
+/* Take @p amount back from bucket @p abs and the ones after it. */
+static inline void
+pcr_cal_give_(struct pcr_cal *c, uint64_t abs, uint64_t amount,
+	      bool one_writer)
+{
+	unsigned int guard;
+
+	for (guard = 0; amount != 0 && guard <= c->mask; guard++, abs++) {
+		uint64_t *s = pcr_cal_slot_(c, abs);
+		uint64_t w = __atomic_load_n(s, __ATOMIC_RELAXED);
+
+		for (;;) {
+			uint64_t f = pcr_cal_fill_(c, w, abs);
+			uint64_t take = f < amount ? f : amount;
+
+			if (take == 0)
+				break;
+			if (one_writer) {
+				__atomic_store_n(s, w - take, __ATOMIC_RELAXED);
+				amount -= take;
+				break;
+			}
+			if (__atomic_compare_exchange_n(s, &w, w - take, false,
+							__ATOMIC_RELAXED,
+							__ATOMIC_RELAXED)) {
+				amount -= take;
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * Charge level @p lv at departure @p t: in the first bucket with room from
+ * the one holding @p lo on, at a position no later than @p t.
+ */
+static inline bool
+pcr_cal_charge_(struct pcr_cal_level *lv, uint64_t lo, uint64_t gone,
+		uint64_t t, uint64_t stop, bool one_writer)
+{
+	struct pcr_cal *c = lv->cal;
+	uint64_t pos, abs, start, over, done;
+
+	if (!pcr_cal_find_(c, lo, gone, lv->cost, stop, &pos, &abs) ||
+	    (int64_t)(pos - t) > 0)
+		return false;
+	start = abs << c->shift;
+	if (!pcr_cal_add_(c, abs, pcr_cal_floor_(c, start, gone), t - start,
+			  lv->cost, &over, one_writer))
+		return false;
+	lv->at = abs;
+	if (over != 0 && !pcr_cal_carry_(c, abs + 1, over, &done, one_writer)) {
+		pcr_cal_give_(c, abs + 1, done, one_writer);
+		pcr_cal_give_(c, abs, lv->cost - over, one_writer);
+		return false;
+	}
+	return true;
+}
+
+/** Fine time @p t rounded up to a whole TSC cycle. */
+static inline uint64_t
+pcr_cal_round_(uint64_t t)
+{
+	const uint64_t one = UINT64_C(1) << PCR_CAL_WIDTH_SHIFT_MIN;
+
+	return (t + one - 1) & ~(one - 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* The fast-path API                                                    */
+
+/**
+ * Place a packet under @p n levels (@p n <= PCR_CAL_LEVELS_MAX, each with
+ * its cost and credit filled in): its departure is the earliest time at or
+ * after @p lo (>= @p now; a whole TSC cycle, as every fine time pacer
+ * computes from the TSC) where every level has room, and every level is
+ * charged there (lv[i].at says where, for pcr_cal_refund()).
+ * @param limit  the latest departure accepted (the horizon)
+ * @param dep    out: the departure, fine units, a whole TSC cycle
+ * @param one_writer  the calling lcore is the only one that places
+ *   packets in these calendars: plain stores
+ * @return true, or false if no departure fits by @p limit or within any
+ *   level's reach (nothing charged).
+ */
+static inline bool
+pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
+	      uint64_t lo, uint64_t limit, uint64_t *dep, bool one_writer)
+{
+	uint64_t t = pcr_cal_round_(lo);
+	uint64_t stop[PCR_CAL_LEVELS_MAX];
+	unsigned int i, j, moved, tries = 0;
+
+	for (i = 0; i < n; i++) {
+		struct pcr_cal *c = lv[i].cal;
+
+		stop[i] = pcr_cal_abs_(c, now + c->reach) + 1;
+		if ((int64_t)(now + c->reach - limit) < 0)
+			limit = now + c->reach;
+	}
+	for (;;) {
+		/* the latest of every level's position, until none moves */
+		do {
+			moved = 0;
+			for (i = 0; i < n; i++) {
+				uint64_t pos, abs;
+
+				if (!pcr_cal_find_(lv[i].cal, t - lv[i].credit,
+						   now - lv[i].credit,
+						   lv[i].cost, stop[i], &pos,
+						   &abs))
+					return false;
+				if ((int64_t)(pos - t) > 0) {
+					t = pcr_cal_round_(pos);
+					moved = 1;
+				}
+			}
+			if ((int64_t)(t - limit) > 0)
+				return false;
+		} while (moved && n > 1);
+		for (i = 0; i < n; i++)
+			if (!pcr_cal_charge_(&lv[i], t - lv[i].credit,
+					     now - lv[i].credit, t, stop[i],
+					     one_writer))
+				break;
+		if (i == n) {
+			*dep = t;
+			return true;
+		}
+		/* another lcore took the room: give back, look again (a
+		 * lone writer never gets here; a bounded number of tries
+		 * keeps the fast path bounded whatever happens) */
+		for (j = 0; j < i; j++)
+			pcr_cal_give_(lv[j].cal, lv[j].at, lv[j].cost,
+				      one_writer);
+		if (one_writer || ++tries == PCR_CAL_TRIES)
+			return false;
+	}
+}
+
+/**
+ * Give back what a packet placed by pcr_cal_place() reserved at one level
+ * (it was dropped after all): @p cost from bucket @p at on, so the level
+ * can place as much again there.
+ */
+static inline void
+pcr_cal_refund(struct pcr_cal *c, uint64_t at, uint64_t cost, bool one_writer)
+{
+	pcr_cal_give_(c, at, cost, one_writer);
+}
+
+/** The absolute bucket of fine time @p t in @p c (for refunds by time). */
+static inline uint64_t
+pcr_cal_bucket_of(const struct pcr_cal *c, uint64_t t)
+{
+	return pcr_cal_abs_(c, t);
+}
+
+/**
+ * The fill of the bucket holding fine time @p t, fine units (0 for a
+ * bucket of another lap). For tests and statistics.
+ */
+static inline uint64_t
+pcr_cal_fill_at(const struct pcr_cal *c, uint64_t t)
+{
+	uint64_t abs = pcr_cal_abs_(c, t);
+
+	return pcr_cal_fill_(c, pcr_cal_load_(c, abs), abs);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCR_CAL_H */

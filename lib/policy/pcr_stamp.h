@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The pacer authors
+ */
+
+#ifndef PCR_STAMP_H
+#define PCR_STAMP_H
+
+/**
+ * @file
+ * The timestamper's rule for one packet: its flow's token bucket
+ * (pcr_policy.h, private to the RX lcore that owns the flow) gives a lower
+ * bound, the flow's previous departure another (a flow's packets never
+ * leave out of order), and the shared levels (class, port aggregate) each
+ * a bandwidth calendar (pcr_cal.h) in which the packet is placed at the
+ * first time every level has room. The flow is charged at that final
+ * departure, and so is every shared level: each policy counts the packet
+ * where it leaves, so each holds its rate over any window (pcr_cal.h, "The
+ * bound"), whatever mix of policies a packet is under.
+ *
+ * pacer's RX loop (src/dataplane.c) and the property test
+ * (tests/policy/test_cal.c) both call this, so the test drives the code
+ * that runs.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pcr_cal.h"
+#include "pcr_policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A flow's timestamper state (the fields pacer's flow entry holds). */
+struct pcr_stamp_flow {
+	uint64_t empty;    /**< its token bucket (pcr_policy.empty) */
+	uint64_t last_dep; /**< its last departure, fine time */
+};
+
+/** What pcr_stamp() charged a packet's flow, for pcr_stamp_refund(). */
+struct pcr_stamp_undo {
+	uint64_t fcost;     /**< charged to the flow's bucket (0: unlimited) */
+	uint64_t prev_last; /**< the flow's last departure before it */
+};
+
+/** What pcr_stamp() did with a packet. */
+enum pcr_stamp_result {
+	PCR_STAMP_PLACED = 0, /**< departure found, every policy charged */
+	PCR_STAMP_BEYOND,     /**< no departure by the limit: nothing charged */
+	PCR_STAMP_CAPPED,     /**< (cap) departs at the limit, levels not
+			       *   charged: the horizon-cap trade */
+};
+
+/**
+ * Fill level @p lv's cost and credit for a packet of @p bytes at @p r
+ * (a finite rate) on calendar @p cal.
+ */
+static inline void
+pcr_stamp_level(struct pcr_cal_level *lv, struct pcr_cal *cal,
+		const struct pcr_rate *r, uint32_t bytes)
+{
+	lv->cal = cal;
+	lv->cost = pcr_rate_cost(r, bytes);
+	lv->credit = r->burst < cal->back ? r->burst : cal->back;
+}
+
+/**
+ * Stamp one packet of @p bytes (wire bytes, as the rates count them).
+ * @param f      the packet's flow (updated when placed or capped)
+ * @param fr     the flow's rate (unlimited: no flow bound)
+ * @param lv     the shared levels, pcr_stamp_level() filled; lv[i].at
+ *               says where each was charged (pcr_cal_refund())
+ * @param n      how many
+ * @param now    fine time now
+ * @param limit  the latest departure accepted
+ * @param cap    past @p limit: depart at it uncharged (true) or refuse
+ * @param dep    out: the departure, fine time
+ * @param undo   out: what the flow was charged
+ * @param one_writer  the caller is the only lcore placing into these
+ *               calendars (pcr_cal_place())
+ */
+static inline enum pcr_stamp_result
+pcr_stamp(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
+	  struct pcr_cal_level *lv, unsigned int n, uint64_t now,
+	  uint64_t limit, bool cap, uint32_t bytes, uint64_t *dep,
+	  struct pcr_stamp_undo *undo, bool one_writer)
+{
+	enum pcr_stamp_result res = PCR_STAMP_PLACED;
+	uint64_t lo = now, c = 0;
+
+	if (!pcr_rate_unlimited(fr)) {
+		c = pcr_rate_cost(fr, bytes);
+		lo = pcr_policy_allow(f->empty, now, c, fr->burst);
+	}
+	if (pcr_fine_after(f->last_dep, lo))
+		lo = f->last_dep;
+	if (pcr_fine_after(lo, limit) ||
+	    (n != 0 && !pcr_cal_place(lv, n, now, lo, limit, &lo, one_writer))) {
+		if (!cap)
+			return PCR_STAMP_BEYOND;
+		lo = pcr_fine_max(lo, limit);
+		res = PCR_STAMP_CAPPED;
+	}
+	undo->prev_last = f->last_dep;
+	undo->fcost = c;
+	f->last_dep = lo;
+	if (c != 0)
+		f->empty = pcr_policy_after(f->empty, lo, c, fr->burst);
+	*dep = lo;
+	return res;
+}
+
+/**
+ * Give back what pcr_stamp() charged for a packet that is dropped after
+ * all: every shared level where it was charged (@p n 0 for a capped one,
+ * which charged none), and its flow. Several packets of one flow are
+ * given back newest first, so the flow is as before the oldest of them.
+ */
+static inline void
+pcr_stamp_refund(struct pcr_stamp_flow *f, const struct pcr_stamp_undo *undo,
+		 const struct pcr_cal_level *lv, unsigned int n,
+		 bool one_writer)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		pcr_cal_refund(lv[i].cal, lv[i].at, lv[i].cost, one_writer);
+	/* pcr_policy_after() added the cost last: the bucket is where the
+	 * packet found it, or later by no more than its own lead */
+	f->empty -= undo->fcost;
+	f->last_dep = undo->prev_last;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCR_STAMP_H */
