@@ -52,6 +52,44 @@ pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r)
 	return 0;
 }
 
+/*
+ * A calendar for every finite shared rate of port @p p that has none yet,
+ * sized for @p r's rate (a bucket holds one largest frame), the horizon
+ * and the burst. Kept for good once made: a later rate change keeps its
+ * reservations (docs/design.md, Policies).
+ */
+static int
+cals_ensure(struct pcr_app *a, uint16_t p, const struct pcr_rates *r)
+{
+	const struct pcr_config *c = &a->cfg;
+	struct pcr_port *pt = &a->ports[p];
+	struct pcr_cal_params cp = {
+		.reach = pcr_clock_ns_to_cycles((c->horizon_ms + 1) * 1000000u +
+						PCR_HORIZON_MARGIN_NS)
+			 << PCR_FINE_SHIFT,
+	};
+	uint32_t frame = PCR_CAL_FRAME_BYTES + (uint32_t)c->wire_overhead;
+	unsigned int i;
+
+	if (pt->agg_cal == NULL && !pcr_rate_unlimited(&r->agg)) {
+		cp.frame_cost = pcr_rate_cost(&r->agg, frame);
+		cp.back = r->agg.burst;
+		pt->agg_cal = pcr_cal_create(&cp);
+		if (pt->agg_cal == NULL)
+			return -errno;
+	}
+	for (i = 0; i < c->n_classes; i++) {
+		if (pt->cls_cal[i] != NULL || pcr_rate_unlimited(&r->cls[i]))
+			continue;
+		cp.frame_cost = pcr_rate_cost(&r->cls[i], frame);
+		cp.back = r->cls[i].burst;
+		pt->cls_cal[i] = pcr_cal_create(&cp);
+		if (pt->cls_cal[i] == NULL)
+			return -errno;
+	}
+	return 0;
+}
+
 int
 pcr_rates_publish(struct pcr_app *a)
 {
@@ -66,6 +104,9 @@ pcr_rates_publish(struct pcr_app *a)
 			rc = -ENOMEM;
 		else if (rc == 0)
 			rc = pcr_rates_build(a, p, nw[p]);
+		/* calendars before the rates that use them are published */
+		if (rc == 0)
+			rc = cals_ensure(a, p, nw[p]);
 	}
 	if (rc != 0) {
 		for (p = 0; p < a->n_ports; p++)
@@ -97,15 +138,12 @@ uint64_t
 pcr_rx_horizon_tsc(const struct pcr_txport *tp, uint64_t horizon_ns,
 		   enum pcr_wheel_horizon_policy policy)
 {
-	uint64_t h = pcr_clock_ns_to_cycles(horizon_ns);
-
-	if (policy != PCR_WHEEL_HORIZON_DROP)
-		return 0;
-	/* the wheel's own limit is PCR_HORIZON_MARGIN_NS further: what the
-	 * timestamper lets through, the wheel takes, even when its consumer
-	 * runs behind */
+	/* with drop, the wheel's own limit is PCR_HORIZON_MARGIN_NS
+	 * further: what the timestamper lets through, the wheel takes, even
+	 * when its consumer runs behind */
 	RTE_SET_USED(tp);
-	return h;
+	RTE_SET_USED(policy);
+	return pcr_clock_ns_to_cycles(horizon_ns);
 }
 
 void
@@ -113,9 +151,17 @@ pcr_rates_free(struct pcr_app *a)
 {
 	uint16_t p;
 
+	unsigned int i;
+
 	for (p = 0; p < a->n_ports; p++) {
 		rte_free(a->ports[p].rates);
 		a->ports[p].rates = NULL;
+		pcr_cal_free(a->ports[p].agg_cal);
+		a->ports[p].agg_cal = NULL;
+		for (i = 0; i < PCR_MAX_CLASSES; i++) {
+			pcr_cal_free(a->ports[p].cls_cal[i]);
+			a->ports[p].cls_cal[i] = NULL;
+		}
 	}
 }
 
@@ -297,9 +343,8 @@ pcr_ctl_add_class(const char *name, const char *spec, char *err,
 	struct pcr_class_conf cl;
 	char buf[512], rule[256] = "", e[200];
 	char *tok, *save = NULL;
-	uint64_t now, bps;
+	uint64_t bps;
 	unsigned int id;
-	uint16_t p;
 	int rc, state = 0; /* 0: want "match", 1: in the rule */
 
 	memset(&cl, 0, sizeof(cl));
@@ -358,11 +403,7 @@ pcr_ctl_add_class(const char *name, const char *spec, char *err,
 	id = c->n_classes;
 	c->classes[id] = cl;
 	c->n_classes++;
-	/* a fresh index: its shared policies start full, now */
-	now = pcr_fine(rte_rdtsc(), pcr_app.epoch_tsc);
-	for (p = 0; p < pcr_app.n_ports; p++)
-		pcr_policy_init(&pcr_app.ports[p].cls[id].pol, now);
-	/* rates first, so the class has them when flows first match it */
+	/* rates first (with the class's calendars, empty), so the class has them when flows first match it */
 	rc = rates_commit(&saved, err, errlen);
 	if (rc != 0)
 		return rc;
@@ -440,6 +481,9 @@ pcr_ctl_set_horizon(const char *ms, const char *policy, char *err,
 
 		__atomic_store_n(&tp->rx_horizon_tsc,
 				 pcr_rx_horizon_tsc(tp, v * 1000000u, pol),
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&tp->rx_horizon_cap,
+				 pol != PCR_WHEEL_HORIZON_DROP,
 				 __ATOMIC_RELAXED);
 	}
 	pcr_app.cfg.horizon_ms = v;

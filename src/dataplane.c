@@ -120,7 +120,8 @@ flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 	f->class_id = classify_flow(ct, k);
 	f->class_gen = ct->gen;
 	f->egress = egress;
-	pcr_policy_init((struct pcr_policy *)&f->empty, now);
+	pcr_policy_init((struct pcr_policy *)&f->pol.empty, now);
+	f->pol.last_dep = now - PCR_POLICY_IDLE;
 	st->flows_new++;
 	return f;
 }
@@ -164,7 +165,7 @@ flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 		    __atomic_load_n(&f->queued, __ATOMIC_ACQUIRE) != 0 ||
 		    (uint64_t)(uint32_t)(pcr_coarse(now_tsc) - f->last_seen) <
 			    (idle >> PCR_COARSE_SHIFT) ||
-		    !pcr_policy_idle(f->empty, now, flow_burst(f)))
+		    !pcr_policy_idle(f->pol.empty, now, flow_burst(f)))
 			continue;
 		if (rte_hash_get_key_with_position(ft->h, f - ft->flows,
 						   &key) != 0 ||
@@ -192,6 +193,11 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	struct pcr_flow *fl[PCR_RX_BURST];
 	uint64_t dep_tsc[PCR_RX_BURST];
 	int32_t pos[PCR_RX_BURST];
+	/* what each queued packet was charged, for a refund if the wheel's
+	 * inbox refuses it */
+	struct pcr_cal_level lv[PCR_RX_BURST][2];
+	struct pcr_stamp_undo undo[PCR_RX_BURST];
+	uint8_t n_lv[PCR_RX_BURST];
 	struct pcr_port *eg = &pcr_app.ports[q->egress];
 	const struct pcr_rates *rs;
 	const struct pcr_classtab *ct;
@@ -201,7 +207,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	const bool solo = pcr_solo(); /* the shared policies' one writer */
 	struct pcr_flowtab *ft = lc->ft;
 	uint64_t now_tsc, now, flow_limit, horizon_tsc, limit;
-	bool drop_beyond;
+	bool cap;
 	unsigned int i, k = 0, sent;
 	uint16_t n;
 	uint64_t t0 = (lc->roles & PCR_ROLE_TX) ? rte_rdtsc() : 0;
@@ -215,9 +221,9 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
 	/* held until this lcore's next quiescent report (RCU) */
 	rs = __atomic_load_n(&eg->rates, __ATOMIC_ACQUIRE);
-	/* the furthest departure the wheel takes, less two slots of margin */
+	/* the furthest departure the wheel takes (its own limit is further) */
 	horizon_tsc = __atomic_load_n(&eg->tx->rx_horizon_tsc, __ATOMIC_RELAXED);
-	drop_beyond = horizon_tsc != 0;
+	cap = __atomic_load_n(&eg->tx->rx_horizon_cap, __ATOMIC_RELAXED);
 	limit = now + (horizon_tsc << PCR_FINE_SHIFT);
 	ct = __atomic_load_n(&pcr_app.classtab, __ATOMIC_ACQUIRE);
 
@@ -231,9 +237,11 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t bytes = rte_pktmbuf_pkt_len(m);
+		const struct pcr_rate *cr;
+		enum pcr_stamp_result r;
 		struct pcr_flow *f;
-		const struct pcr_rate *fr, *cr;
-		uint64_t dep = now, fcost;
+		unsigned int nl = 0;
+		uint64_t dep;
 
 		in_st->rx_packets++;
 		in_st->rx_bytes += bytes;
@@ -244,7 +252,14 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 					       q->egress, now);
 		/* classes changed since this flow was matched */
 		if (unlikely(f->class_gen != ct->gen) && f->in_use) {
-			f->class_id = classify_flow(ct, &info[i].key);
+			uint16_t cls = classify_flow(ct, &info[i].key);
+
+			/* its next departure waits for its last one, which
+			 * the old class's policies set */
+			if (cls != f->class_id &&
+			    pcr_fine_after(f->pol.last_dep, now))
+				eg_st->held_for_order++;
+			f->class_id = cls;
 			f->class_gen = ct->gen;
 		}
 		f->last_seen = pcr_coarse(now_tsc);
@@ -258,65 +273,29 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		}
 		bytes += (uint32_t)c->wire_overhead;
 
-		/* flow: private, advanced by the final departure below */
-		fcost = 0;
-		fr = &rs->cls_flow[f->class_id];
-		if (!pcr_rate_unlimited(fr)) {
-			fcost = pcr_rate_cost(fr, bytes);
-			dep = pcr_policy_allow(f->empty, now, fcost, fr->burst);
-		}
-		/* class and port aggregate: shared, each by its own time */
-		cr = &rs->cls[f->class_id];
-		if (drop_beyond) {
-			/* beyond the horizon: dropped here, charged to no
-			 * policy, so an overload cannot push them past it */
-			uint64_t d;
-
-			if (pcr_fine_after(dep, limit))
-				goto horizon;
-			if (!pcr_rate_unlimited(cr)) {
-				if (!pcr_policy_stamp_shared_within(
-					    &eg->cls[f->class_id].pol, cr, now,
-					    bytes, limit, &d, solo))
-					goto horizon;
-				dep = pcr_fine_max(dep, d);
-			}
-			if (!pcr_rate_unlimited(&rs->agg)) {
-				if (!pcr_policy_stamp_shared_within(
-					    &eg->agg.pol, &rs->agg, now, bytes,
-					    limit, &d, solo)) {
-					if (!pcr_rate_unlimited(cr))
-						pcr_policy_refund(&eg->cls[f->class_id].pol,
-								  cr, bytes, solo);
-					goto horizon;
-				}
-				dep = pcr_fine_max(dep, d);
-			}
-		} else {
-			if (!pcr_rate_unlimited(cr))
-				dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
-						&eg->cls[f->class_id].pol, cr,
-						now, bytes, solo));
-			if (!pcr_rate_unlimited(&rs->agg))
-				dep = pcr_fine_max(dep, pcr_policy_stamp_shared(
-						&eg->agg.pol, &rs->agg, now,
-						bytes, solo));
-		}
 		/*
-		 * A flow's departures never go back, so the wheel (FIFO per
-		 * slot) keeps its order. The policies alone keep it while a
-		 * flow stays in its class at a finite rate; a flow matched to
-		 * another class, or whose rate went from unlimited to finite,
-		 * would otherwise meet another policy's (earlier) time.
+		 * The flow's bucket and last departure give a lower bound;
+		 * class and port aggregate are placed at the first time both
+		 * have room, and every policy is charged where the packet
+		 * leaves (lib/policy/pcr_stamp.h). Beyond the horizon:
+		 * dropped here, charged to nothing, so an overload cannot
+		 * push the policies past it.
 		 */
-		if (unlikely(pcr_fine_after(f->last_dep, dep))) {
-			dep = f->last_dep;
-			eg_st->held_for_order++;
+		cr = &rs->cls[f->class_id];
+		if (!pcr_rate_unlimited(cr))
+			pcr_stamp_level(&lv[k][nl++], eg->cls_cal[f->class_id],
+					cr, bytes);
+		if (!pcr_rate_unlimited(&rs->agg))
+			pcr_stamp_level(&lv[k][nl++], eg->agg_cal, &rs->agg,
+					bytes);
+		r = pcr_stamp(&f->pol, &rs->cls_flow[f->class_id], lv[k], nl,
+			      now, limit, cap, bytes, &dep, &undo[k], solo);
+		if (unlikely(r != PCR_STAMP_PLACED)) {
+			if (r == PCR_STAMP_BEYOND)
+				goto horizon;
+			nl = 0; /* capped: no shared policy charged */
 		}
-		f->last_dep = dep;
-		if (fcost != 0)
-			f->empty = pcr_policy_after(f->empty, dep, fcost, fr->burst);
-
+		n_lv[k] = (uint8_t)nl;
 		pcr_flow_q_add(f, pcr_q(rte_pktmbuf_pkt_len(m)));
 		*pcr_flow_field(m) = f;
 		/* fine -> TSC, rounded up: never earlier than the policies */
@@ -331,7 +310,10 @@ horizon:
 	}
 	if (k != 0) {
 		sent = pcr_wheel_enqueue_burst(eg->tx->wheel, out, dep_tsc, k);
-		for (i = sent; i < k; i++) {
+		/* newest first: each flow ends as before its oldest refused */
+		for (i = k; i-- > sent;) {
+			pcr_stamp_refund(&fl[i]->pol, &undo[i], lv[i], n_lv[i],
+					 solo);
 			pcr_flow_q_sub(fl[i], pcr_q(rte_pktmbuf_pkt_len(out[i])));
 			eg_st->drop_inbox++;
 			rte_pktmbuf_free(out[i]);
@@ -345,6 +327,36 @@ horizon:
 		lc->rx_queued |= k != 0;
 		lc->rx_busy |= 1u << (q - lc->rxq);
 	}
+}
+
+/*
+ * Give back to the class and port aggregate of egress port @p eg what a
+ * packet of @p len bytes, due at @p dep_tsc, reserved there: it is
+ * dropped after it was charged (by the wheel, or stuck at the PMD). The
+ * TX lcore does not know the exact bucket the RX lcore charged: the one
+ * of its departure, which is where it was charged unless the level's
+ * credit let it use room up to one burst earlier. A bucket already past
+ * is left alone: no packet can be placed there any more.
+ */
+static void
+refund_dropped(struct pcr_port *eg, const struct pcr_flow *f, uint32_t len,
+	       uint64_t dep_tsc)
+{
+	const struct pcr_rates *rs = __atomic_load_n(&eg->rates,
+						     __ATOMIC_ACQUIRE);
+	uint64_t now = pcr_fine(rte_rdtsc(), pcr_app.epoch_tsc);
+	uint64_t dep = pcr_fine(dep_tsc, pcr_app.epoch_tsc);
+	const struct pcr_rate *r[2] = { &rs->cls[f->class_id], &rs->agg };
+	struct pcr_cal *cal[2] = { eg->cls_cal[f->class_id], eg->agg_cal };
+	unsigned int i;
+
+	if (!pcr_fine_after(dep, now))
+		return;
+	len += (uint32_t)pcr_app.cfg.wire_overhead;
+	for (i = 0; i < 2; i++)
+		if (!pcr_rate_unlimited(r[i]) && cal[i] != NULL)
+			pcr_cal_refund(cal[i], pcr_cal_bucket_of(cal[i], dep),
+				       pcr_rate_cost(r[i], len), pcr_solo());
 }
 
 /* Account one packet the PMD accepted (its mbuf may be gone already). */
@@ -389,6 +401,8 @@ tx_drop_pending(struct pcr_txport *tp, uint64_t *ctr)
 	unsigned int i;
 
 	for (i = 0; i < tp->n_pend; i++) {
+		refund_dropped(&pcr_app.ports[tp->port], tp->pend_flow[i],
+			       tp->pend_len[i], tp->pend_dep[i]);
 		pcr_flow_q_sub(tp->pend_flow[i], pcr_q(tp->pend_len[i]));
 		rte_pktmbuf_free(tp->pend[i]);
 	}
@@ -651,6 +665,8 @@ pcr_wheel_drop_cb(struct rte_mbuf *m, enum pcr_wheel_drop_reason r, void *arg)
 	struct pcr_flow *f = *pcr_flow_field(m);
 
 	tp->drop_wheel[r]++;
+	refund_dropped(&pcr_app.ports[tp->port], f, rte_pktmbuf_pkt_len(m),
+		       *pcr_wheel_departure(m, pcr_app.dep_dynfield));
 	pcr_flow_q_sub(f, pcr_q(rte_pktmbuf_pkt_len(m)));
 	rte_pktmbuf_free(m);
 }

@@ -328,14 +328,12 @@ port_setup(struct pcr_app *a, uint16_t p)
 			strerror(-rc));
 }
 
-/* Rates (RCU-published, see control.c) and the shared policies' state. */
+/* Rates (RCU-published, see control.c) and the shared policies'
+ * calendars (made with them). */
 static void
 policies_init(struct pcr_app *a)
 {
-	uint64_t now = pcr_fine(rte_rdtsc(), a->epoch_tsc);
 	size_t sz = rte_rcu_qsbr_get_memsize(RTE_MAX_LCORE);
-	unsigned int i;
-	uint16_t p;
 	int rc;
 
 	a->qsbr = rte_zmalloc("pcr_qsbr", sz, RTE_CACHE_LINE_SIZE);
@@ -347,11 +345,6 @@ policies_init(struct pcr_app *a)
 	rc = pcr_classtab_publish(a);
 	if (rc != 0)
 		fatal("cannot set up the class table: %s", strerror(-rc));
-	for (p = 0; p < a->n_ports; p++) {
-		pcr_policy_init(&a->ports[p].agg.pol, now);
-		for (i = 0; i < a->cfg.n_classes; i++)
-			pcr_policy_init(&a->ports[p].cls[i].pol, now);
-	}
 }
 
 /* The port's clock and send-on-timestamp, once it has started. */
@@ -429,6 +422,7 @@ wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 	tp->hold_tsc = a->cfg.tx_hold_ms * (a->tsc_hz / 1000);
 	tp->rx_horizon_tsc = pcr_rx_horizon_tsc(tp, a->cfg.horizon_ms * 1000000u,
 						a->cfg.horizon_policy);
+	tp->rx_horizon_cap = a->cfg.horizon_policy != PCR_WHEEL_HORIZON_DROP;
 	test_wheel_hook(a, tp, wp.start_tsc);
 	a->ports[p].tx = tp;
 }
@@ -581,7 +575,6 @@ control_loop(struct pcr_app *a)
 	uint64_t next_stats = c->stats_period_s != 0 ?
 				      rte_rdtsc() + c->stats_period_s * a->tsc_hz :
 				      UINT64_MAX;
-	uint64_t next_refresh = rte_rdtsc() + a->tsc_hz;
 	uint64_t next_link = rte_rdtsc();
 	bool script_running = c->cmdline_file[0] != '\0';
 	bool fwd_decided = false, quit_seen = false;
@@ -692,18 +685,6 @@ control_loop(struct pcr_app *a)
 		if (now >= next_link) {
 			link_poll(a, false);
 			next_link = now + a->tsc_hz / 100;
-		}
-		if (now >= next_refresh) {
-			uint64_t f = pcr_fine(now, a->epoch_tsc);
-			uint16_t p;
-			unsigned int i;
-
-			for (p = 0; p < a->n_ports; p++) {
-				pcr_policy_refresh(&a->ports[p].agg.pol, f);
-				for (i = 0; i < c->n_classes; i++)
-					pcr_policy_refresh(&a->ports[p].cls[i].pol, f);
-			}
-			next_refresh = now + a->tsc_hz;
 		}
 		pcr_ctl_unlock();
 	}

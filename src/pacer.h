@@ -36,6 +36,7 @@
 #include "pcr_hist.h"
 #include "pcr_match.h"
 #include "pcr_policy.h"
+#include "pcr_stamp.h"
 #include "pcr_wheel.h"
 
 #define PCR_MAX_PORTS 32
@@ -194,7 +195,8 @@ pcr_span(uint64_t tsc)
 
 /** Flow state: one rte_hash entry's data, owned by one RX lcore. */
 struct pcr_flow {
-	uint64_t empty;      /**< flow policy, fine time (RX lcore) */
+	struct pcr_stamp_flow pol; /**< its token bucket and last departure,
+				    *   fine time (RX lcore) */
 	uint32_t last_seen;  /**< last arrival, pcr_coarse() (RX lcore) */
 	uint32_t first_tx;   /**< first transmit, pcr_span() (TX lcore) */
 	uint32_t last_tx;    /**< last transmit, pcr_span() (TX lcore) */
@@ -202,7 +204,6 @@ struct pcr_flow {
 	/* written by the TX lcore of the egress port */
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
-	uint64_t last_dep;   /**< its last departure, fine time (RX lcore) */
 	uint16_t class_id;
 	uint16_t egress;
 	uint16_t class_gen;  /**< class table generation class_id is from */
@@ -224,11 +225,6 @@ struct pcr_classtab {
 	bool live[PCR_MAX_CLASSES];          /**< not deleted */
 	struct pcr_match match[PCR_MAX_CLASSES];
 };
-
-/** A policy shared by the RX lcores, a cache line each. */
-struct pcr_shared_policy {
-	struct pcr_policy pol;
-} __rte_cache_aligned;
 
 /**
  * The rates of one egress port, turned into TSC terms. Read-only once
@@ -252,8 +248,9 @@ struct pcr_lstats {
 	/* RX side, for the egress port */
 	uint64_t drop_flow_limit;
 	uint64_t drop_horizon;   /**< beyond the horizon at the timestamper */
-	uint64_t held_for_order; /**< departures held back to their flow's
-				  *   previous one (see dataplane.c) */
+	uint64_t held_for_order; /**< flows matched to another class while
+				  *   their last departure was still ahead:
+				  *   their next one is held back to it */
 	uint64_t drop_inbox;     /**< wheel inbox full */
 	uint64_t flows_new;
 	uint64_t flows_aged;
@@ -302,9 +299,12 @@ struct pcr_txport {
 	uint64_t offload_tsc;    /**< hand over this many cycles early */
 	int ts_field;            /**< Tx timestamp dynfield offset */
 	uint64_t ts_flag;        /**< its dynflag */
-	/* the timestamper drops what would leave later than now + this (0:
-	 * it does not, --horizon-policy cap); atomic, set by the control lcore */
+	/* the timestamper refuses what would leave later than now + this:
+	 * drops it, or with rx_horizon_cap (--horizon-policy cap) sends it
+	 * then without charging the shared policies; atomic, set by the
+	 * control lcore */
 	uint64_t rx_horizon_tsc;
+	uint8_t rx_horizon_cap;
 	/* the egress link is down: what is due is dropped, counted drop_link
 	 * (as Linux drops at a qdisc whose carrier is off); atomic, set by the
 	 * control lcore from rte_eth_link_get_nowait() */
@@ -331,8 +331,11 @@ struct pcr_port {
 	uint64_t link_changes;   /**< up/down transitions seen while running */
 	struct pcr_txport *tx;   /**< this port as an egress */
 	struct pcr_rates *rates; /**< RCU: __atomic_load_n(ACQUIRE) */
-	struct pcr_shared_policy agg;
-	struct pcr_shared_policy cls[PCR_MAX_CLASSES];
+	/* the shared policies' calendars (lib/policy/pcr_cal.h), one per
+	 * finite rate: created on the control lcore before the rates that
+	 * use them are published, kept until exit */
+	struct pcr_cal *agg_cal;
+	struct pcr_cal *cls_cal[PCR_MAX_CLASSES];
 };
 
 struct pcr_rxq {
@@ -481,10 +484,10 @@ int pcr_rates_publish(struct pcr_app *a);
 /** The wheel's horizon for a configured one. */
 uint64_t pcr_wheel_horizon_ns(uint64_t horizon_ns,
 			      enum pcr_wheel_horizon_policy policy);
-/** What the timestamper drops beyond (txport rx_horizon_tsc). */
+/** What the timestamper refuses beyond (txport rx_horizon_tsc). */
 uint64_t pcr_rx_horizon_tsc(const struct pcr_txport *tp, uint64_t horizon_ns,
 			    enum pcr_wheel_horizon_policy policy);
-/** Free the published rates (at exit, workers stopped). */
+/** Free the published rates and the calendars (at exit, workers stopped). */
 void pcr_rates_free(struct pcr_app *a);
 
 /* The control layer's lock: one control-plane actor at a time (the

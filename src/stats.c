@@ -432,6 +432,15 @@ json_flows(FILE *f)
 	fprintf(f, "]");
 }
 
+/* Wire bytes one calendar bucket of a shared policy holds (0: none). */
+static uint64_t
+bucket_bytes(const struct pcr_cal *cal, const struct pcr_rate *r)
+{
+	return cal != NULL && !pcr_rate_unlimited(r) ?
+		       pcr_cal_bucket_bytes(cal, r->fpb) :
+		       0;
+}
+
 int
 pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 		     int64_t mempool_in_use)
@@ -458,13 +467,17 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 			",\"early\":%" PRIu64 ",\"held_for_order\":%" PRIu64
 			",\"offloaded\":%" PRIu64
 			",\"tx_retry\":%" PRIu64 ",\"link\":\"%s\",\"link_changes\":%" PRIu64
+			",\"bucket_bytes\":%" PRIu64
 			",\"dropped_total\":%" PRIu64 ",\"dropped\":{",
 			p ? "," : "", p, pcr_app.ports[p].name,
 			pcr_app.ports[p].peer, pcr_app.ports[p].rates->agg.bps,
 			ps->rx_packets, ps->rx_bytes, ps->tx_packets,
 			ps->tx_bytes, ps->queued, ps->tx_late, ps->tx_early,
 			ps->held_for_order, ps->tx_offloaded, ps->tx_retry,
-			ps->link_up ? "up" : "down", ps->link_changes, ps->dropped);
+			ps->link_up ? "up" : "down", ps->link_changes,
+			bucket_bytes(pcr_app.ports[p].agg_cal,
+				     &pcr_app.ports[p].rates->agg),
+			ps->dropped);
 		for (i = 0; i < RTE_DIM(drop_names); i++)
 			fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "",
 				drop_names[i], drop_value(ps, i));
@@ -492,12 +505,15 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 				continue;
 			fprintf(f,
 				"%s{\"class\":\"%s\",\"match\":\"%s\",\"rate_bps\":%" PRIu64
-				",\"flow_rate_bps\":%" PRIu64 ",\"tx_packets\":%" PRIu64
+				",\"flow_rate_bps\":%" PRIu64 ",\"bucket_bytes\":%" PRIu64
+				",\"tx_packets\":%" PRIu64
 				",\"tx_bytes\":%" PRIu64 "}",
 				sep, c->classes[i].name,
 				i ? c->classes[i].match_str : "",
 				c->classes[i].rate_bps,
 				pcr_app.ports[p].rates->cls_flow[i].bps,
+				bucket_bytes(pcr_app.ports[p].cls_cal[i],
+					     &pcr_app.ports[p].rates->cls[i]),
 				ps->cls[i].tx_packets, ps->cls[i].tx_bytes);
 			sep = ",";
 		}

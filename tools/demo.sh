@@ -30,6 +30,6 @@ echo
     --config "$top/config/pacer.cfg" --exit-on-idle 300 --max-flows 65536 \
     --stats-json "$out/stats.json" >"$out/pacer.log"
 "$builddir/tools/pacer-pcapstat" --json "$out/out.pcap" >"$out/wire.json"
-python3 "$top/tools/report.py" "$out/stats.json" "$out/wire.json"
+python3 "$top/tools/report.py" "$out/stats.json" "$out/wire.json" "$out/out.pcap"
 echo
 echo "files: $out/{in.pcap,out.pcap,stats.json,wire.json,pacer.log}"

@@ -16,7 +16,7 @@ pcr_cal_create(const struct pcr_cal_params *p)
 	uint64_t need;
 
 	while (shift < PCR_CAL_WIDTH_SHIFT_MAX &&
-	       (UINT64_C(1) << shift) < p->frame_cost)
+	       (UINT64_C(1) << shift) / PCR_CAL_BUCKET_FRAMES < p->frame_cost)
 		shift++;
 	for (;; shift++) {
 		if (shift > PCR_CAL_WIDTH_SHIFT_MAX) {

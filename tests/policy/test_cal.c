@@ -527,6 +527,69 @@ test_work_conserving(void **state)
 	scenario_free(&s);
 }
 
+/*
+ * No holes: the demo's traffic, everything arriving at once under a
+ * 40 mbit/s aggregate: "video" (3 flows of 10 mbit/s in phase, class 30,
+ * 1200-byte frames), then "bulk" (2 flows, class 10, 1500 bytes), then
+ * "other" (2 flows of 20, no class rate, 800 bytes). Everything must be
+ * out by the later of what the aggregate and bulk's class need, plus two
+ * buckets. With buckets of one frame, video left every other aggregate
+ * bucket full and the next half empty, bulk's frames fit in none of them,
+ * and bulk finished after 2 s instead of 1.2.
+ */
+static void
+test_no_holes(void **state)
+{
+	static struct scenario s;
+	static const uint32_t size[3] = { 1200, 1500, 800 };
+	static const unsigned int count[3] = { 3000, 1000, 1000 };
+	static const unsigned int nfl[3] = { 3, 2, 2 }, base[3] = { 0, 3, 5 };
+	uint64_t last_dep[MAX_FLOWS] = { 0 };
+	uint64_t now = fine_of_ns(10000000), end = 0, need_agg, need_bulk;
+	uint64_t total = 0;
+	unsigned int c, i;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.horizon = fine_of_ns(2000000000ull);
+	level_init(&s.agg, 40000000, 1514, s.horizon, true);
+	s.n_cls = 3;
+	level_init(&s.cls[0], 30000000, 1514, s.horizon, true);
+	level_init(&s.cls[1], 10000000, 1514, s.horizon, true);
+	level_init(&s.cls[2], 0, 1514, s.horizon, true);
+	level_init(&s.cls_flow[0], 10000000, 1514, 0, false);
+	level_init(&s.cls_flow[1], 20000000, 1514, 0, false);
+	level_init(&s.cls_flow[2], 20000000, 1514, 0, false);
+	s.n_flows = 7;
+	for (i = 0; i < 7; i++) {
+		s.flow_cls[i] = i < 3 ? 0 : i < 5 ? 1 : 2;
+		pcr_policy_init((struct pcr_policy *)&s.fl[i].empty, now);
+		s.fl[i].last_dep = now - PCR_POLICY_IDLE;
+	}
+	for (c = 0; c < 3; c++)
+		for (i = 0; i < count[c]; i++) {
+			one_packet(&s, base[c] + i % nfl[c], size[c], now, false,
+				   last_dep);
+			total += size[c];
+		}
+	assert_int_equal(s.n_dep, 5000);
+	assert_int_equal(s.beyond, 0);
+	for (i = 0; i < s.n_dep; i++)
+		if (pcr_fine_after(s.dep_agg[i].t, end))
+			end = s.dep_agg[i].t;
+	need_agg = pcr_rate_cost(&s.agg.rate, (uint32_t)total);
+	need_bulk = pcr_rate_cost(&s.cls[1].rate, size[1] * count[1]);
+	print_message("all out after %.1f ms (the aggregate needs %.1f, bulk %.1f)\n",
+		      (double)((end - now) >> PCR_FINE_SHIFT) * 1e3 / TSC_HZ,
+		      (double)(need_agg >> PCR_FINE_SHIFT) * 1e3 / TSC_HZ,
+		      (double)(need_bulk >> PCR_FINE_SHIFT) * 1e3 / TSC_HZ);
+	assert_true(end - now <= (need_agg > need_bulk ? need_agg : need_bulk) +
+					 2 * s.agg.cal->width);
+	assert_true(window_excess(s.dep_agg, s.n_dep, -1, s.agg.bps,
+				  s.agg.slack_bytes, NULL) == 0);
+	scenario_free(&s);
+}
+
 /* Several threads placing into one class and one aggregate calendar. */
 #define MT_THREADS 3
 #define MT_STEPS 200
@@ -689,6 +752,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hierarchy_cases),
 		cmocka_unit_test(test_work_conserving),
+		cmocka_unit_test(test_no_holes),
 		cmocka_unit_test(test_refund_exact),
 		cmocka_unit_test(test_random_scenarios),
 		cmocka_unit_test(test_threads),
