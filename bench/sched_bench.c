@@ -13,10 +13,11 @@
  * --flow-rate), every packet in the best-effort traffic class, queue 0,
  * green; queues of 16 packets; no RED/PIE.
  *
- * pacer: lib/policy's per-flow bucket (private: allow/after) and the
- * shared aggregate (pcr_policy_stamp_shared(), its one writer: as pacer
- * with one worker, which also does all its TX), the later of the two as
- * the departure, then lib/wheel's pcr_wheel_enqueue_burst() and
+ * pacer: lib/policy's stamping rule, pcr_stamp(): the per-flow bucket
+ * (private) and the shared aggregate's bandwidth calendar (pcr_cal.h, its
+ * one writer: as pacer with one worker, which also does all its TX), the
+ * packet placed where both allow and charged there; then
+ * lib/wheel's pcr_wheel_enqueue_burst() and
  * pcr_wheel_dequeue_burst(): what pacer's RX and TX loops do per packet,
  * without the classifier and the flow table (pacer-bench-sched measures
  * the scheduler; bench/run.sh measures the whole appliance).
@@ -53,8 +54,14 @@
  * can tell the sides apart (valgrind --tool=callgrind
  * --toggle-collect=run_pacer; docs/BENCHMARKS.md has the profile).
  *
+ * "pacer_tb" is the same path with the rule pacer had before the
+ * calendars (the aggregate a token bucket advanced by its own allowance,
+ * pcr_policy_stamp_shared(), the later of the two times as the
+ * departure): measured in the same run, interleaved, it says what the
+ * calendar costs (docs/PERFORMANCE.md).
+ *
  * Output: one JSON object per (impl, flows) on stdout:
- *   {"impl":"pacer"|"rte_sched","flows":N,"ns_per_pkt":MEDIAN,"reps":[...],
+ *   {"impl":"pacer"|"pacer_tb"|"rte_sched","flows":N,"ns_per_pkt":MEDIAN,"reps":[...],
  *    "packets_per_rep":P,"backlog":B}
  * and a table on stderr.
  */
@@ -77,7 +84,9 @@
 #include <rte_mbuf.h>
 #include <rte_sched.h>
 
+#include "pcr_cal.h"
 #include "pcr_policy.h"
+#include "pcr_stamp.h"
 #include "pcr_test_eal.h"
 #include "pcr_wheel.h"
 
@@ -283,8 +292,10 @@ struct sent {
 struct pacer_path {
 	struct pcr_wheel *w;
 	struct pcr_rate agg_rate, flow_rate;
-	struct pcr_policy agg;
-	struct pcr_policy *flow;
+	bool tb;                 /* the previous rule (pacer_tb) */
+	struct pcr_policy agg;   /* its aggregate */
+	struct pcr_cal *agg_cal; /* the calendar's */
+	struct pcr_stamp_flow *flow;
 	uint64_t now_tsc;
 	struct sent *fifo; /* what was enqueued, in order */
 	uint64_t fifo_head, fifo_tail, fifo_mask;
@@ -305,23 +316,41 @@ pacer_stamp(struct pacer_path *pp, struct rte_mbuf **m, uint64_t *dep,
 	    uint32_t *seq, unsigned int flows)
 {
 	uint64_t now = pcr_fine(pp->now_tsc, VSTART_TSC);
+	uint64_t limit = now + pp->agg_cal->reach;
 	uint32_t len[BURST];
 	unsigned int i;
 
 	for (i = 0; i < BURST; i++)
 		len[i] = rte_pktmbuf_pkt_len(m[i]);
 	for (i = 0; i < BURST; i++) {
-		struct pcr_policy *f = &pp->flow[*seq];
+		struct pcr_stamp_flow *f = &pp->flow[*seq];
 		uint32_t bytes = len[i];
-		uint64_t fc = pcr_rate_cost(&pp->flow_rate, bytes);
-		uint64_t fd = pcr_policy_allow(f->empty, now, fc,
-					       pp->flow_rate.burst);
-		uint64_t ad = pcr_policy_stamp_shared(&pp->agg, &pp->agg_rate,
-						      now, bytes, true);
-		uint64_t d = pcr_fine_max(fd, ad);
+		uint64_t d;
 
-		f->empty = pcr_policy_after(f->empty, d, fc, pp->flow_rate.burst);
-		dep[i] = VSTART_TSC + (d >> PCR_FINE_SHIFT);
+		if (pp->tb) {
+			uint64_t fc = pcr_rate_cost(&pp->flow_rate, bytes);
+			uint64_t fd = pcr_policy_allow(f->empty, now, fc,
+						       pp->flow_rate.burst);
+			uint64_t ad = pcr_policy_stamp_shared(&pp->agg,
+							      &pp->agg_rate,
+							      now, bytes, true);
+
+			d = pcr_fine_max(fd, ad);
+			f->empty = pcr_policy_after(f->empty, d, fc,
+						    pp->flow_rate.burst);
+		} else {
+			struct pcr_cal_level lv;
+			struct pcr_stamp_undo undo;
+
+			pcr_stamp_level(&lv, pp->agg_cal, &pp->agg_rate, bytes);
+			if (pcr_stamp(f, &pp->flow_rate, &lv, 1, now, limit,
+				      false, bytes, &d, &undo, true) !=
+			    PCR_STAMP_PLACED)
+				fail("the calendar refused a packet");
+		}
+		/* rounded up, as pacer's RX loop does */
+		dep[i] = VSTART_TSC + ((d + (1u << PCR_FINE_SHIFT) - 1) >>
+				       PCR_FINE_SHIFT);
 		if (++*seq == flows)
 			*seq = 0;
 	}
@@ -380,9 +409,10 @@ pacer_check(struct pacer_path *pp, struct rte_mbuf *const *out, unsigned int n)
 }
 
 static __rte_noinline double
-run_pacer(struct bench *b, unsigned int flows)
+run_pacer(struct bench *b, unsigned int flows, bool tb)
 {
-	struct pacer_path pp = {.now_tsc = VSTART_TSC};
+	struct pacer_path pp = {.now_tsc = VSTART_TSC, .tb = tb};
+	struct pcr_cal_params cp;
 	struct pcr_wheel_params wp;
 	struct pcr_wheel_stats ws;
 	struct rte_mbuf *m[BURST], *out[8 * BURST];
@@ -413,8 +443,20 @@ run_pacer(struct bench *b, unsigned int flows)
 			  VHZ) != 0)
 		fail("pcr_rate_init");
 	pcr_policy_init(&pp.agg, pcr_fine(pp.now_tsc, VSTART_TSC));
-	for (f = 0; f < flows; f++)
-		pcr_policy_init(&pp.flow[f], pcr_fine(pp.now_tsc, VSTART_TSC));
+	cp = (struct pcr_cal_params){
+		.frame_cost = pcr_rate_cost(&pp.agg_rate, PCR_CAL_FRAME_BYTES),
+		.reach = (2000000000ULL / 1000000000ULL * VHZ) << PCR_FINE_SHIFT,
+		.back = pp.agg_rate.burst,
+	};
+	pp.agg_cal = pcr_cal_create(&cp);
+	if (pp.agg_cal == NULL)
+		fail("calendar: out of memory");
+	for (f = 0; f < flows; f++) {
+		pcr_policy_init((struct pcr_policy *)&pp.flow[f].empty,
+				pcr_fine(pp.now_tsc, VSTART_TSC));
+		pp.flow[f].last_dep = pcr_fine(pp.now_tsc, VSTART_TSC) -
+				      PCR_POLICY_IDLE;
+	}
 
 	/* the backlog, all stamped at the start: departures DEPTH x N ahead */
 	for (i = 0; i < (uint64_t)flows * DEPTH / BURST; i++) {
@@ -458,6 +500,7 @@ run_pacer(struct bench *b, unsigned int flows)
 		give(b, m, n);
 	}
 	pcr_wheel_free(pp.w);
+	pcr_cal_free(pp.agg_cal);
 	free(pp.flow);
 	free(pp.fifo);
 	return (double)cyc * b->tsc_ns / (double)deq;
@@ -506,7 +549,8 @@ main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	unsigned int flows[8], nflows = 0, reps = 5, i, r, k, max_flows = 0;
-	double ns[2][8][MAX_REPS];
+	double ns[3][8][MAX_REPS];
+	static const char *const impl[3] = { "pacer", "rte_sched", "pacer_tb" };
 	char prefix[64];
 	char *eargv[64];
 	int eargc = 0, c, out_fd;
@@ -602,25 +646,30 @@ main(int argc, char **argv)
 	/* reps interleaved: a slow minute of the machine hits both alike */
 	for (r = 0; r < reps; r++)
 		for (i = 0; i < nflows; i++) {
-			ns[0][i][r] = run_pacer(&b, flows[i]);
+			ns[0][i][r] = run_pacer(&b, flows[i], false);
 			ns[1][i][r] = run_sched(&b, flows[i]);
+			ns[2][i][r] = run_pacer(&b, flows[i], true);
 			if (b.top != b.nmbufs)
 				fail("mbufs lost");
-			fprintf(stderr, PROG ": rep %u flows %u: pacer %.2f ns, rte_sched %.2f ns\n",
-				r + 1, flows[i], ns[0][i][r], ns[1][i][r]);
+			fprintf(stderr, PROG ": rep %u flows %u: pacer %.2f ns, rte_sched %.2f ns, pacer_tb %.2f ns\n",
+				r + 1, flows[i], ns[0][i][r], ns[1][i][r],
+				ns[2][i][r]);
 		}
 
-	fprintf(stderr, "\n%8s %12s %12s %10s   (ns/pkt, medians of %u)\n", "flows",
-		"pacer", "rte_sched", "speedup", reps);
+	fprintf(stderr, "\n%8s %12s %12s %10s %12s %10s   (ns/pkt, medians of %u)\n",
+		"flows", "pacer", "rte_sched", "speedup", "pacer_tb",
+		"calendar", reps);
 	for (i = 0; i < nflows; i++) {
-		double pm = median(ns[0][i], reps), sm = median(ns[1][i], reps);
+		double med[3];
 
-		fprintf(stderr, "%8u %12.2f %12.2f %9.2fx\n", flows[i], pm, sm,
-			sm / pm);
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < 3; k++)
+			med[k] = median(ns[k][i], reps);
+		fprintf(stderr, "%8u %12.2f %12.2f %9.2fx %12.2f %9.2fx\n",
+			flows[i], med[0], med[1], med[1] / med[0], med[2],
+			med[0] / med[2]);
+		for (k = 0; k < 3; k++) {
 			fprintf(out, "{\"impl\":\"%s\",\"flows\":%u,\"ns_per_pkt\":%.3f,\"reps\":[",
-				k ? "rte_sched" : "pacer", flows[i],
-				k ? sm : pm);
+				impl[k], flows[i], med[k]);
 			for (r = 0; r < reps; r++)
 				fprintf(out, "%s%.3f", r ? "," : "", ns[k][i][r]);
 			fprintf(out, "],\"packets_per_rep\":%" PRIu64 ",\"backlog\":%u}\n",

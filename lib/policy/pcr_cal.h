@@ -112,6 +112,16 @@ struct pcr_cal {
 	uint64_t reach;    /**< furthest past now a packet is placed */
 	uint32_t shift;    /**< log2(width) */
 	uint32_t nb_shift; /**< log2(buckets) */
+	/** Second cache line, written by every placement: the first bucket
+	 *  that may have room. Every bucket from where a search may start to
+	 *  it is full, so a search starts there instead of walking a backlog
+	 *  bucket by bucket (a packet behind 65 ms of backlog at 2 Gbit/s
+	 *  walked 400 buckets: 850 ns a packet). A placement that started at
+	 *  it moves it to the first bucket it saw with room; a refund moves it
+	 *  back to the bucket it gives room to. Advisory: two lcores racing
+	 *  may leave it past a bucket a refund just reopened, which then goes
+	 *  unused (capacity lost, never a rate exceeded). */
+	uint64_t hint __attribute__((aligned(64)));
 };
 
 /** What pcr_cal_create() sizes a calendar for. */
@@ -242,13 +252,20 @@ pcr_cal_floor_(const struct pcr_cal *c, uint64_t start, uint64_t gone)
  * if none before @p stop.
  */
 static inline bool
-pcr_cal_find_(const struct pcr_cal *c, uint64_t lo, uint64_t gone,
-	      uint64_t cost, uint64_t stop, uint64_t *pos, uint64_t *abs_out)
+pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t cost,
+	      uint64_t stop, uint64_t *pos, uint64_t *abs_out)
 {
 	uint64_t abs = pcr_cal_abs_(c, lo);
-	uint64_t start = abs << c->shift;
+	uint64_t hint = __atomic_load_n(&c->hint, __ATOMIC_RELAXED);
+	uint64_t start, room = stop;
+	bool from_hint = !pcr_cal_before_(c, hint, abs);
+	bool found = false;
 
-	for (; pcr_cal_before_(c, abs, stop); abs++, start += c->width) {
+	/* every bucket from abs to the hint is full: start at the hint */
+	if (from_hint)
+		abs = hint;
+	for (start = abs << c->shift; pcr_cal_before_(c, abs, stop);
+	     abs++, start += c->width) {
 		uint64_t f = pcr_cal_fill_(c, pcr_cal_load_(c, abs), abs);
 		uint64_t floor = pcr_cal_floor_(c, start, gone);
 
@@ -256,14 +273,37 @@ pcr_cal_find_(const struct pcr_cal *c, uint64_t lo, uint64_t gone,
 			f = floor;
 		if (f >= c->width)
 			continue;
+		if (room == stop)
+			room = abs;
 		if (f + cost > c->width &&
 		    !pcr_cal_carry_fits_(c, abs + 1, f + cost - c->width, stop))
 			continue;
 		*pos = start + f;
 		*abs_out = abs;
-		return true;
+		found = true;
+		break;
 	}
-	return false;
+	if (from_hint && pcr_cal_before_(c, hint, room))
+		__atomic_store_n(&c->hint, room, __ATOMIC_RELAXED);
+	return found;
+}
+
+/* A bucket @p abs has room again: no search may start past it. */
+static inline void
+pcr_cal_hint_back_(struct pcr_cal *c, uint64_t abs, bool one_writer)
+{
+	uint64_t h = __atomic_load_n(&c->hint, __ATOMIC_RELAXED);
+
+	while (pcr_cal_before_(c, abs, h)) {
+		if (one_writer) {
+			__atomic_store_n(&c->hint, abs, __ATOMIC_RELAXED);
+			return;
+		}
+		if (__atomic_compare_exchange_n(&c->hint, &h, abs, true,
+						__ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return;
+	}
 }
 
 /*
@@ -345,6 +385,8 @@ pcr_cal_give_(struct pcr_cal *c, uint64_t abs, uint64_t amount,
 {
 	unsigned int guard;
 
+	if (amount != 0)
+		pcr_cal_hint_back_(c, abs, one_writer);
 	for (guard = 0; amount != 0 && guard <= c->mask; guard++, abs++) {
 		uint64_t *s = pcr_cal_slot_(c, abs);
 		uint64_t w = __atomic_load_n(s, __ATOMIC_RELAXED);
@@ -371,24 +413,20 @@ pcr_cal_give_(struct pcr_cal *c, uint64_t abs, uint64_t amount,
 }
 
 /*
- * Charge level @p lv at departure @p t: in the first bucket with room from
- * the one holding @p lo on, at a position no later than @p t.
+ * Charge level @p lv at departure @p t in the bucket the last search found
+ * (lv->at): its fill, what another lcore may have added since included,
+ * must still be no later than @p t and leave room.
  */
 static inline bool
-pcr_cal_charge_(struct pcr_cal_level *lv, uint64_t lo, uint64_t gone,
-		uint64_t t, uint64_t stop, bool one_writer)
+pcr_cal_charge_(struct pcr_cal_level *lv, uint64_t gone, uint64_t t,
+		bool one_writer)
 {
 	struct pcr_cal *c = lv->cal;
-	uint64_t pos, abs, start, over, done;
+	uint64_t abs = lv->at, start = abs << c->shift, over, done;
 
-	if (!pcr_cal_find_(c, lo, gone, lv->cost, stop, &pos, &abs) ||
-	    (int64_t)(pos - t) > 0)
-		return false;
-	start = abs << c->shift;
 	if (!pcr_cal_add_(c, abs, pcr_cal_floor_(c, start, gone), t - start,
 			  lv->cost, &over, one_writer))
 		return false;
-	lv->at = abs;
 	if (over != 0 && !pcr_cal_carry_(c, abs + 1, over, &done, one_writer)) {
 		pcr_cal_give_(c, abs + 1, done, one_writer);
 		pcr_cal_give_(c, abs, lv->cost - over, one_writer);
@@ -442,12 +480,12 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 		do {
 			moved = 0;
 			for (i = 0; i < n; i++) {
-				uint64_t pos, abs;
+				uint64_t pos;
 
 				if (!pcr_cal_find_(lv[i].cal, t - lv[i].credit,
 						   now - lv[i].credit,
 						   lv[i].cost, stop[i], &pos,
-						   &abs))
+						   &lv[i].at))
 					return false;
 				if ((int64_t)(pos - t) > 0) {
 					t = pcr_cal_round_(pos);
@@ -457,9 +495,10 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 			if ((int64_t)(t - limit) > 0)
 				return false;
 		} while (moved && n > 1);
+		/* every level was found at this t in the last round (with one
+		 * level, t moved to its own position: the same bucket) */
 		for (i = 0; i < n; i++)
-			if (!pcr_cal_charge_(&lv[i], t - lv[i].credit,
-					     now - lv[i].credit, t, stop[i],
+			if (!pcr_cal_charge_(&lv[i], now - lv[i].credit, t,
 					     one_writer))
 				break;
 		if (i == n) {
