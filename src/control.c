@@ -53,41 +53,82 @@ pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r)
 }
 
 /*
- * A calendar for every finite shared rate of port @p p that has none yet,
- * sized for @p r's rate (a bucket holds one largest frame), the horizon
- * and the burst. Kept for good once made: a later rate change keeps its
- * reservations (docs/design.md, Policies).
+ * The calendar set @p nw (port @p p) needs for one shared rate @p r:
+ * the previous set's @p old where it suits the rate, the horizon and the
+ * burst (or the rate is unlimited: kept for when it is finite again), else
+ * a new one seeded with @p old's reservations.
  */
-static int
-cals_ensure(struct pcr_app *a, uint16_t p, const struct pcr_rates *r)
+void
+pcr_cal_params_of(const struct pcr_app *a, const struct pcr_rate *r,
+		  struct pcr_cal_params *cp)
 {
 	const struct pcr_config *c = &a->cfg;
-	struct pcr_port *pt = &a->ports[p];
-	struct pcr_cal_params cp = {
-		.reach = pcr_clock_ns_to_cycles((c->horizon_ms + 1) * 1000000u +
-						PCR_HORIZON_MARGIN_NS)
-			 << PCR_FINE_SHIFT,
-	};
-	uint32_t frame = PCR_CAL_FRAME_BYTES + (uint32_t)c->wire_overhead;
-	unsigned int i;
 
-	if (pt->agg_cal == NULL && !pcr_rate_unlimited(&r->agg)) {
-		cp.frame_cost = pcr_rate_cost(&r->agg, frame);
-		cp.back = r->agg.burst;
-		pt->agg_cal = pcr_cal_create(&cp);
-		if (pt->agg_cal == NULL)
-			return -errno;
-	}
-	for (i = 0; i < c->n_classes; i++) {
-		if (pt->cls_cal[i] != NULL || pcr_rate_unlimited(&r->cls[i]))
-			continue;
-		cp.frame_cost = pcr_rate_cost(&r->cls[i], frame);
-		cp.back = r->cls[i].burst;
-		pt->cls_cal[i] = pcr_cal_create(&cp);
-		if (pt->cls_cal[i] == NULL)
-			return -errno;
-	}
+	cp->frame_cost = pcr_rate_cost(r, PCR_CAL_FRAME_BYTES +
+					  (uint32_t)c->wire_overhead);
+	cp->reach = pcr_clock_ns_to_cycles((c->horizon_ms + 1) * 1000000u +
+					   PCR_HORIZON_MARGIN_NS)
+		    << PCR_FINE_SHIFT;
+	cp->back = r->burst;
+}
+
+static int
+cal_for(const struct pcr_app *a, const struct pcr_rate *r,
+	struct pcr_cal *old, struct pcr_cal **out)
+{
+	struct pcr_cal_params cp;
+
+	pcr_cal_params_of(a, r, &cp);
+	*out = old;
+	if (pcr_rate_unlimited(r) || (old != NULL && pcr_cal_suits(old, &cp)))
+		return 0;
+	*out = pcr_cal_create(&cp);
+	if (*out == NULL)
+		return -errno;
+	if (old != NULL)
+		pcr_cal_copy(*out, old, pcr_fine(rte_rdtsc(), a->epoch_tsc));
 	return 0;
+}
+
+/* Port @p p's calendars for the new rates @p nw, from the old set @p old
+ * (NULL at start). */
+static int
+cals_build(const struct pcr_app *a, struct pcr_rates *nw,
+	   const struct pcr_rates *old)
+{
+	unsigned int i;
+	int rc;
+
+	rc = cal_for(a, &nw->agg, old != NULL ? old->agg_cal : NULL,
+		     &nw->agg_cal);
+	for (i = 0; rc == 0 && i < PCR_MAX_CLASSES; i++)
+		rc = cal_for(a, &nw->cls[i],
+			     old != NULL ? old->cls_cal[i] : NULL,
+			     &nw->cls_cal[i]);
+	return rc;
+}
+
+/* Free the calendars of @p r that @p keep (NULL: none) does not use. */
+static void
+cals_free_unused(struct pcr_rates *r, const struct pcr_rates *keep)
+{
+	unsigned int i, j;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i <= PCR_MAX_CLASSES; i++) {
+		struct pcr_cal *cal = i == PCR_MAX_CLASSES ? r->agg_cal :
+							     r->cls_cal[i];
+		bool used = false;
+
+		if (cal == NULL)
+			continue;
+		for (j = 0; keep != NULL && j < PCR_MAX_CLASSES; j++)
+			used |= keep->cls_cal[j] == cal;
+		used |= keep != NULL && keep->agg_cal == cal;
+		if (!used)
+			pcr_cal_free(cal);
+	}
 }
 
 int
@@ -106,11 +147,14 @@ pcr_rates_publish(struct pcr_app *a)
 			rc = pcr_rates_build(a, p, nw[p]);
 		/* calendars before the rates that use them are published */
 		if (rc == 0)
-			rc = cals_ensure(a, p, nw[p]);
+			rc = cals_build(a, nw[p], a->ports[p].rates);
 	}
 	if (rc != 0) {
-		for (p = 0; p < a->n_ports; p++)
+		for (p = 0; p < a->n_ports; p++) {
+			/* only what was made for the set that failed */
+			cals_free_unused(nw[p], a->ports[p].rates);
 			rte_free(nw[p]);
+		}
 		return rc;
 	}
 	for (p = 0; p < a->n_ports; p++)
@@ -119,8 +163,10 @@ pcr_rates_publish(struct pcr_app *a)
 	/* every worker has let go of the old sets once it reports in */
 	if (a->qsbr != NULL)
 		rte_rcu_qsbr_synchronize(a->qsbr, RTE_QSBR_THRID_INVALID);
-	for (p = 0; p < a->n_ports; p++)
+	for (p = 0; p < a->n_ports; p++) {
+		cals_free_unused(old[p], nw[p]);
 		rte_free(old[p]);
+	}
 	a->rates_published++;
 	PCR_CTL_LOG(DEBUG, "rates published (#%" PRIu64 ", TSC %" PRIu64 " Hz)",
 		    a->rates_published, nw[0]->tsc_hz);
@@ -151,17 +197,10 @@ pcr_rates_free(struct pcr_app *a)
 {
 	uint16_t p;
 
-	unsigned int i;
-
 	for (p = 0; p < a->n_ports; p++) {
+		cals_free_unused(a->ports[p].rates, NULL);
 		rte_free(a->ports[p].rates);
 		a->ports[p].rates = NULL;
-		pcr_cal_free(a->ports[p].agg_cal);
-		a->ports[p].agg_cal = NULL;
-		for (i = 0; i < PCR_MAX_CLASSES; i++) {
-			pcr_cal_free(a->ports[p].cls_cal[i]);
-			a->ports[p].cls_cal[i] = NULL;
-		}
 	}
 }
 
@@ -488,6 +527,10 @@ pcr_ctl_set_horizon(const char *ms, const char *policy, char *err,
 	}
 	pcr_app.cfg.horizon_ms = v;
 	pcr_app.cfg.horizon_policy = pol;
+	/* the calendars must reach as far: new ones where they do not */
+	if (pcr_rates_publish(&pcr_app) != 0)
+		PCR_CTL_LOG(WARNING, "horizon %" PRIu64 " ms: no memory for calendars that reach it; packets beyond the old reach are dropped as beyond the horizon",
+			    v);
 	PCR_CTL_LOG(INFO, "horizon %" PRIu64 " ms, policy %s", v, policy);
 	return 0;
 }

@@ -283,10 +283,10 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		 */
 		cr = &rs->cls[f->class_id];
 		if (!pcr_rate_unlimited(cr))
-			pcr_stamp_level(&lv[k][nl++], eg->cls_cal[f->class_id],
+			pcr_stamp_level(&lv[k][nl++], rs->cls_cal[f->class_id],
 					cr, bytes);
 		if (!pcr_rate_unlimited(&rs->agg))
-			pcr_stamp_level(&lv[k][nl++], eg->agg_cal, &rs->agg,
+			pcr_stamp_level(&lv[k][nl++], rs->agg_cal, &rs->agg,
 					bytes);
 		r = pcr_stamp(&f->pol, &rs->cls_flow[f->class_id], lv[k], nl,
 			      now, limit, cap, bytes, &dep, &undo[k], solo);
@@ -347,7 +347,7 @@ refund_dropped(struct pcr_port *eg, const struct pcr_flow *f, uint32_t len,
 	uint64_t now = pcr_fine(rte_rdtsc(), pcr_app.epoch_tsc);
 	uint64_t dep = pcr_fine(dep_tsc, pcr_app.epoch_tsc);
 	const struct pcr_rate *r[2] = { &rs->cls[f->class_id], &rs->agg };
-	struct pcr_cal *cal[2] = { eg->cls_cal[f->class_id], eg->agg_cal };
+	struct pcr_cal *cal[2] = { rs->cls_cal[f->class_id], rs->agg_cal };
 	unsigned int i;
 
 	if (!pcr_fine_after(dep, now))

@@ -237,6 +237,14 @@ struct pcr_rates {
 	struct pcr_rate agg;
 	struct pcr_rate cls[PCR_MAX_CLASSES];
 	struct pcr_rate cls_flow[PCR_MAX_CLASSES];
+	/* the shared policies' calendars (lib/policy/pcr_cal.h), one per
+	 * finite rate, published with the rates they are sized for: a set
+	 * keeps the previous set's calendar where it still suits the rate
+	 * (pcr_cal_suits()), or gets a new one seeded from it; one no set
+	 * uses any more is freed with the set (pcr_rates_build() leaves these
+	 * NULL: they come from pcr_rates_publish()) */
+	struct pcr_cal *agg_cal;
+	struct pcr_cal *cls_cal[PCR_MAX_CLASSES];
 };
 
 /** Counters of one port kept by one lcore (single writer). */
@@ -331,11 +339,6 @@ struct pcr_port {
 	uint64_t link_changes;   /**< up/down transitions seen while running */
 	struct pcr_txport *tx;   /**< this port as an egress */
 	struct pcr_rates *rates; /**< RCU: __atomic_load_n(ACQUIRE) */
-	/* the shared policies' calendars (lib/policy/pcr_cal.h), one per
-	 * finite rate: created on the control lcore before the rates that
-	 * use them are published, kept until exit */
-	struct pcr_cal *agg_cal;
-	struct pcr_cal *cls_cal[PCR_MAX_CLASSES];
 };
 
 struct pcr_rxq {
@@ -487,6 +490,10 @@ uint64_t pcr_wheel_horizon_ns(uint64_t horizon_ns,
 /** What the timestamper refuses beyond (txport rx_horizon_tsc). */
 uint64_t pcr_rx_horizon_tsc(const struct pcr_txport *tp, uint64_t horizon_ns,
 			    enum pcr_wheel_horizon_policy policy);
+/** What a calendar for shared rate @p r is sized for: the largest frame
+ *  (with --wire-overhead), the horizon with its margin, @p r's burst. */
+void pcr_cal_params_of(const struct pcr_app *a, const struct pcr_rate *r,
+		       struct pcr_cal_params *cp);
 /** Free the published rates and the calendars (at exit, workers stopped). */
 void pcr_rates_free(struct pcr_app *a);
 

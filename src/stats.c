@@ -475,7 +475,7 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 			ps->tx_bytes, ps->queued, ps->tx_late, ps->tx_early,
 			ps->held_for_order, ps->tx_offloaded, ps->tx_retry,
 			ps->link_up ? "up" : "down", ps->link_changes,
-			bucket_bytes(pcr_app.ports[p].agg_cal,
+			bucket_bytes(pcr_app.ports[p].rates->agg_cal,
 				     &pcr_app.ports[p].rates->agg),
 			ps->dropped);
 		for (i = 0; i < RTE_DIM(drop_names); i++)
@@ -512,7 +512,7 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 				i ? c->classes[i].match_str : "",
 				c->classes[i].rate_bps,
 				pcr_app.ports[p].rates->cls_flow[i].bps,
-				bucket_bytes(pcr_app.ports[p].cls_cal[i],
+				bucket_bytes(pcr_app.ports[p].rates->cls_cal[i],
 					     &pcr_app.ports[p].rates->cls[i]),
 				ps->cls[i].tx_packets, ps->cls[i].tx_bytes);
 			sep = ",";

@@ -146,6 +146,25 @@ struct pcr_cal *pcr_cal_create(const struct pcr_cal_params *p);
 /** Free @p c (NULL: nothing). */
 void pcr_cal_free(struct pcr_cal *c);
 
+/**
+ * @p c has the shape pcr_cal_create(@p p) would give (the same bucket
+ * width, at least the reach and the credit): a rate changed at run time
+ * keeps its calendar when this holds, and gets a new one (pcr_cal_copy())
+ * when it does not, so a bucket stays two to four frames at the rate.
+ */
+bool pcr_cal_suits(const struct pcr_cal *c, const struct pcr_cal_params *p);
+
+/**
+ * Seed @p dst, a new calendar, with what @p src has reserved from @p now
+ * less its credit on, time for time (a reservation is time: packets
+ * already placed keep their departures, new ones go around them at the
+ * new rate). Control path, while RX lcores may still place into @p src:
+ * what they place there between this copy and their switch to @p dst is
+ * not carried over (one burst's worth).
+ */
+void pcr_cal_copy(struct pcr_cal *dst, const struct pcr_cal *src,
+		  uint64_t now);
+
 /** Bytes a bucket of @p c holds at a cost of @p fpb (pcr_rate.fpb). */
 uint64_t pcr_cal_bucket_bytes(const struct pcr_cal *c, uint64_t fpb);
 

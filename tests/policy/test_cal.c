@@ -746,6 +746,58 @@ test_refund_exact(void **state)
 	pcr_cal_free(l.cal);
 }
 
+/*
+ * A rate changed at run time gets a calendar of its own shape, seeded
+ * with what the old one reserved (pcr_cal_copy()): a backlog placed at
+ * 10 mbit/s keeps its time, and the first packet placed at 100 mbit/s
+ * goes after it.
+ */
+static void
+test_copy(void **state)
+{
+	struct level slow, fast;
+	struct pcr_cal_level lv;
+	struct pcr_cal_params cp;
+	struct pcr_stamp_flow f;
+	struct pcr_stamp_undo undo;
+	struct pcr_rate none;
+	uint64_t now = fine_of_ns(50000000), dep = 0, end, i;
+	uint64_t limit = now + fine_of_ns(1000000000);
+
+	(void)state;
+	level_init(&slow, 10000000, 1514, fine_of_ns(1000000000), true);
+	level_init(&fast, 100000000, 1514, fine_of_ns(1000000000), true);
+	pcr_rate_init(&none, 0, 0, TSC_HZ);
+	f = (struct pcr_stamp_flow){ 0, now - PCR_POLICY_IDLE };
+	for (i = 0; i < 50; i++) {
+		pcr_stamp_level(&lv, slow.cal, &slow.rate, 1514);
+		assert_int_equal(pcr_stamp(&f, &none, &lv, 1, now, limit, false,
+					   1514, &dep, &undo, true),
+				 PCR_STAMP_PLACED);
+	}
+	/* the backlog ends 50 frames at 10 mbit/s after now, less the credit */
+	end = now - slow.rate.burst + 50 * pcr_rate_cost(&slow.rate, 1514);
+	cp = (struct pcr_cal_params){
+		.frame_cost = pcr_rate_cost(&fast.rate, FRAME_MAX),
+		.reach = fine_of_ns(1000000000),
+		.back = fast.rate.burst,
+	};
+	assert_false(pcr_cal_suits(slow.cal, &cp));
+	assert_true(pcr_cal_suits(fast.cal, &cp));
+	pcr_cal_copy(fast.cal, slow.cal, now);
+	f = (struct pcr_stamp_flow){ 0, now - PCR_POLICY_IDLE };
+	pcr_stamp_level(&lv, fast.cal, &fast.rate, 1514);
+	assert_int_equal(pcr_stamp(&f, &none, &lv, 1, now, limit, false, 1514,
+				   &dep, &undo, true), PCR_STAMP_PLACED);
+	print_message("after the copy: first departure %.3f ms, backlog ends %.3f ms\n",
+		      (double)((dep - now) >> PCR_FINE_SHIFT) * 1e3 / TSC_HZ,
+		      (double)((end - now) >> PCR_FINE_SHIFT) * 1e3 / TSC_HZ);
+	assert_true((int64_t)(dep - (end - fast.rate.burst)) >= 0);
+	assert_true((int64_t)(dep - end) <= (int64_t)fast.cal->width);
+	pcr_cal_free(slow.cal);
+	pcr_cal_free(fast.cal);
+}
+
 int
 main(void)
 {
@@ -753,6 +805,7 @@ main(void)
 		cmocka_unit_test(test_hierarchy_cases),
 		cmocka_unit_test(test_work_conserving),
 		cmocka_unit_test(test_no_holes),
+		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_refund_exact),
 		cmocka_unit_test(test_random_scenarios),
 		cmocka_unit_test(test_threads),
