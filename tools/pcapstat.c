@@ -784,9 +784,8 @@ read_capture(const struct cfg *c, struct flow_table *t, struct pkts *pk,
 		ts = (uint64_t)(uint32_t)h->ts.tv_sec * 1000000000ULL +
 		     (uint64_t)h->ts.tv_usec;
 		wire = h->len + c->wire_overhead;
-		if (f->packets == 0)
-			f->first_ns = ts;
-		f->last_ns = ts;
+		/* first_ns and last_ns: from the packet array in compute(),
+		 * after --time-scale */
 		f->packets++;
 		f->bytes += h->len;
 		f->wire_bytes += wire;
@@ -890,6 +889,12 @@ compute(const struct cfg *c, struct flow_table *t, const struct pkts *pk,
 	double allowed;
 
 	tot->packets = pk->n;
+	/* each flow's first and last time, as every other time here, from
+	 * the packet array (so scaled by --time-scale like the rest) */
+	for (i = pk->n; i-- > 0;)
+		t->flows[pk->flow[i]].first_ns = pk->ts_ns[i];
+	for (i = 0; i < pk->n; i++)
+		t->flows[pk->flow[i]].last_ns = pk->ts_ns[i];
 	for (i = 0; i < t->n; i++) {
 		f = &t->flows[i];
 		tot->bytes += f->bytes;

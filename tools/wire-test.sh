@@ -56,17 +56,24 @@
 #     against the ideal gap; a summary line gives the issue's goal (pacer's
 #     worst p99 burst 10x below tbf's and htb's at equal rate error)
 #
-# pacer's worker must have its CPU: each pacer run measures how long the
-# worker waited for it (schedstat run delay and steal, see step()); a run
-# whose checks fail while it lost more than 1 % is run again (3 tries,
-# unless it lost more than 20 %).
+# pacer's worker busy-polls one CPU, which other processes or the
+# hypervisor take away now and then: each pacer run measures how long the
+# worker waited for it (schedstat run delay and steal, cpu_lost), the lost
+# fraction F of the run. A check that lost CPU time can move judges with
+# an allowance derived from F, and its line says how much it allowed: a
+# rate or gap tolerance widens by F (check_within: lost time delays
+# departures, and over a run it can take at most that share of the time
+# away); the p90 burst in 1 ms windows allows, above one frame, the
+# catch-up of the lost time concentrated in a tenth of the windows
+# (burst_allow: 10 x F x 1 ms at the rate). Checks lost time cannot move
+# (counts, conservation, ping replies, RTT against the horizon) allow
+# nothing. Every check is judged once: a failed one fails the run.
 #
 # Output: the tables and the goal line on stdout (--json: one JSON object
 # per workload and shaper on stdout instead, the tables on stderr);
 # "ok:"/"FAIL:" lines on stderr. Exit 0 if every check passed, 1 if one
-# failed, 2 on bad usage, 77 (skip) without root, 2 CPUs or the tools, or
-# when checks failed only on runs where other processes took pacer's CPU
-# (all three tries).
+# failed, 2 on bad usage, 77 (skip) only without root, 2 CPUs or the
+# tools.
 #
 # --pacer-rate RATE (or WIRE_TEST_PACER_RATE): give pacer RATE instead of
 # 100mbit in the single-flow and UDP runs while the checks still expect
@@ -140,8 +147,8 @@ ns_a=pcr-wire-$$-a
 ns_b=pcr-wire-$$-b
 ns_p=pcr-wire-$$-p
 pids=()
-failed=0        # a check failed with the CPU pacer's
-busy_fail=0     # a check failed only on runs where the CPU was not
+failed=0        # a check failed
+lost_pct=0      # the share of the current run pacer's worker lost (cpu_lost)
 
 log() { echo "wire: $*" >&2; }
 die() { echo "FAIL: $*" >&2; exit 1; }
@@ -191,64 +198,47 @@ reap() {
     pids=("${keep[@]}")
 }
 
-# check OK MESSAGE [EXCESS]: record one check of the current step (OK is
-# 0 or not); EXCESS, for a rate, is how many percent it was beyond its
-# tolerance (see step: lost CPU time can excuse only so much)
+# check OK MESSAGE: record one check of the current step (OK is 0 or not)
 check() {
     if [ "$1" -eq 0 ]; then
         echo "ok: $2" >>"$tmp/step.checks"
     else
         echo "FAIL: $2" >>"$tmp/step.checks"
         step_failed=1
-        step_excess=$(py "max($step_excess, ${3:-0})")
     fi
 }
 
-# check_within MEASURED EXPECTED TOL MESSAGE: |MEASURED / EXPECTED - 1| <= TOL
+# check_within MEASURED EXPECTED TOL MESSAGE: |MEASURED / EXPECTED - 1| <=
+# TOL + F, F the share of the run the worker lost (lost_pct / 100): lost
+# time delays departures, and can take at most that share of a run's time
+# away. The line says what was allowed.
 check_within() {
-    local ok ex
-    read -r ok ex < <(py "'%d %.3f' % ((0, 0) if abs($1 / $2 - 1) <= $3 else (1, (abs($1 / $2 - 1) - $3) * 100))")
-    check "$ok" "$4" "$ex"
+    local ok allow
+    read -r ok allow < <(py "'%d %.2f' % (0 if abs($1 / $2 - 1) <= $3 + $lost_pct / 100 else 1, $3 * 100 + $lost_pct)")
+    check "$ok" "$4 [allowed $allow %: $(py "'%g' % ($3 * 100)") % + the worker's lost CPU $lost_pct %]"
+}
+
+# burst_allow: bytes above the rate the p90 of 1 ms windows may hold: one
+# frame (the frame straddling a window's end) plus the catch-up of the
+# lost CPU time. A stall of s delays what was due in it to its end, a
+# burst of rate x s; stalls taking F of the time reach the p90 of windows
+# only if they end in more than a tenth of them, so s <= 10 x F x 1 ms:
+# 10 x F x 1 ms at the rate at most.
+burst_allow() {
+    py "int(round($frame + 10 * $lost_pct / 100 * 1e-3 * $rate_bps / 8))"
 }
 
 # step NAME FN: run one measurement (FN, which starts and stops pacer once)
-# and print its checks. pacer's worker busy-polls one CPU; on a shared
-# machine another process on that CPU (or the hypervisor) takes it away,
-# and what was due meanwhile is late or, for a stall beyond the horizon,
-# lost rate. pacer_stop measures how long the worker waited for its CPU
-# (schedstat run delay + steal of that CPU). A failure is blamed on the
-# machine only if the worker lost more than 1 % of the run and, for a
-# rate, the shortfall beyond its tolerance is no more than the share of
-# time lost (a pacer at a wrong rate is not excused: 10 % off with 5 %
-# lost still fails); such a step is run again, up to 3 times.
+# and print its checks; any failed check fails the run. pacer_stop
+# measures the share of the run the worker lost (lost_pct), which the
+# checks after it allow for (check_within, burst_allow).
 step() {
-    local name=$1 fn=$2 try
-    for try in 1 2 3; do
-        : >"$tmp/step.checks"
-        step_failed=0
-        step_excess=0
-        contended=0
-        "$fn"
-        excused=$(py "1 if $contended and $step_excess <= $lost_pct else 0")
-        # more than 20 % lost: another busy-poller shares the CPU, and
-        # trying again within the minute only costs time (the suite must
-        # stay within ~3 minutes)
-        if [ "$step_failed" -eq 0 ] || [ "$excused" -eq 0 ] || [ "$try" -eq 3 ] ||
-            [ "$(py "1 if $lost_pct > 20 else 0")" -eq 1 ]; then
-            break
-        fi
-        sed 's/^/  (try '"$try"') /' "$tmp/step.checks" >&2
-        log "$name: a check failed while the worker lost $lost_pct % of its CPU; again ($((try + 1)) of 3)"
-    done
+    : >"$tmp/step.checks"
+    step_failed=0
+    lost_pct=0
+    "$2"
     cat "$tmp/step.checks" >&2
-    if [ "$step_failed" -ne 0 ]; then
-        if [ "$excused" -ne 0 ]; then
-            echo "  ($name: failed while the worker lost $lost_pct % of its CPU to other processes, which can account for it)" >&2
-            busy_fail=1
-        else
-            failed=1
-        fi
-    fi
+    [ "$step_failed" -eq 0 ] || failed=1
 }
 
 # py EXPR...: print a Python expression's value (math, json available)
@@ -350,14 +340,13 @@ cpu_mark() {
     mark_steal=$(awk -v c="cpu$worker" '$1 == c { print $9 }' /proc/stat)
 }
 
-# cpu_lost: ms the worker waited for its CPU since cpu_mark; sets
-# lost_pct and contended (more than 1 % of the time)
+# cpu_lost: ms the worker waited for its CPU since cpu_mark; sets lost_ms
+# and lost_pct (its share of the time since cpu_mark, in %)
 cpu_lost() {
     local w st
     w=$(awk '{ print $2 }' "$mark_task/schedstat" 2>/dev/null || echo "$mark_wait")
     st=$(awk -v c="cpu$worker" '$1 == c { print $9 }' /proc/stat)
     read -r lost_ms lost_pct < <(py "'%.1f %.2f' % ((($w - $mark_wait) / 1e6 + ($st - $mark_steal) * 1000 / $(getconf CLK_TCK)), (($w - $mark_wait) / 1e6 + ($st - $mark_steal) * 1000 / $(getconf CLK_TCK)) / (($EPOCHREALTIME - $mark_t) * 10))")
-    contended=$(py "1 if $lost_pct > 1 else 0")
 }
 
 # pacer_stop: SIGINT, drain, statistics in $tmp/NAME.stats.json
@@ -553,9 +542,11 @@ step_tcp1() {
     # Judged at the 90th percentile of windows: the worker losing a few %
     # of its CPU in millisecond pieces (measured: 3-7 % here on a shared
     # machine) puts a catch-up burst into about 1 % of the windows, so p99
-    # is the machine's figure (reported in the table), p90 pacer's
-    check $(py "0 if $b1ms90 <= $frame else 1") \
-        "one TCP flow through pacer: burst above the rate in 1 ms windows p90 $b1ms90 bytes (<= one $frame-byte frame; p99 $b1ms), 100 us p90 $b100us90 (p99 $b100us)"
+    # is the machine's figure (reported in the table), p90 pacer's, with
+    # the catch-up of the lost time allowed (burst_allow)
+    ba=$(burst_allow)
+    check $(py "0 if $b1ms90 <= $ba else 1") \
+        "one TCP flow through pacer: burst above the rate in 1 ms windows p90 $b1ms90 bytes (p99 $b1ms), 100 us p90 $b100us90 (p99 $b100us) [allowed $ba bytes: one $frame-byte frame + 10 x the worker's lost CPU $lost_pct % of 1 ms at $rate_tc]"
 
     # TCP goodput: iperf3's receiver figure against the payload share of the
     # rate; 3 % (the issue's bound) covers slow start and the last window
@@ -648,8 +639,8 @@ PY
     read -r t4 t4exp fair flows4 <"$tmp/tcp4.rec"
     check_within "$t4" "$t4exp" 0.03 \
         "four TCP flows: aggregate goodput $(py "'%.2f' % ($t4 / 1e6)") mbit/s, payload share of 60 mbit $(py "'%.2f' % ($t4exp / 1e6)") (within 3 %: $(py "'%+.2f' % (($t4 / $t4exp - 1) * 100)") %)"
-    check $(py "0 if all(abs(float(f) / $fair - 1) <= 0.10 for f in sys.argv[1].split(',')) else 1" "$flows4") \
-        "four TCP flows: each $(py "' '.join('%.2f' % (float(f) / 1e6) for f in sys.argv[1].split(','))" "$flows4") mbit/s, fair share min(20, 60/4) mbit = $(py "'%.2f' % ($fair / 1e6)") of goodput (each within 10 %)"
+    check $(py "0 if all(abs(float(f) / $fair - 1) <= 0.10 + $lost_pct / 100 for f in sys.argv[1].split(',')) else 1" "$flows4") \
+        "four TCP flows: each $(py "' '.join('%.2f' % (float(f) / 1e6) for f in sys.argv[1].split(','))" "$flows4") mbit/s, fair share min(20, 60/4) mbit = $(py "'%.2f' % ($fair / 1e6)") of goodput (each within 10 %) [allowed $(py "'%.2f' % (10 + $lost_pct)") %: 10 % + the worker's lost CPU $lost_pct %]"
 }
 step tcp4 step_tcp4
 
@@ -699,8 +690,9 @@ step_onoff() {
     check_within "$o_gap50" "$ideal_gap" 0.10 \
         "idle periods through pacer: gap p50 $(py "'%.1f' % ($o_gap50 / 1e3)") us, one frame at $rate_tc $(py "'%.1f' % ($ideal_gap / 1e3)") us (within 10 %: a burst leaves paced, not back to back)"
     read -r b1ms b100us b1ms90 b100us90 <"$tmp/onoff.bursts"
-    check $(py "0 if $b1ms90 <= $frame else 1") \
-        "idle periods through pacer: burst above the rate in 1 ms windows p90 $b1ms90 bytes (<= one $frame-byte frame; p99 $b1ms), 100 us p90 $b100us90 (p99 $b100us)"
+    ba=$(burst_allow)
+    check $(py "0 if $b1ms90 <= $ba else 1") \
+        "idle periods through pacer: burst above the rate in 1 ms windows p90 $b1ms90 bytes (p99 $b1ms), 100 us p90 $b100us90 (p99 $b100us) [allowed $ba bytes: one $frame-byte frame + 10 x the worker's lost CPU $lost_pct % of 1 ms at $rate_tc]"
 }
 step onoff step_onoff
 
@@ -834,11 +826,5 @@ PY
 cat "$tmp/table"
 if [ "$failed" -ne 0 ]; then
     exit 1
-fi
-if [ "$busy_fail" -ne 0 ]; then
-    # the figures could not be judged: the premise (a CPU for pacer's
-    # worker) did not hold in three tries; not a pass, not pacer's failure
-    echo "SKIP: checks failed only while other processes took pacer's CPU $worker (see above)" >&2
-    exit 77
 fi
 exit 0

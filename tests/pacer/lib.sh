@@ -132,15 +132,16 @@ pcap_scale() {
 # clock_pair, realtime_scale: kernel capture times against pacer's clock
 source "$top/tools/clock.sh"
 
-# ls_rate FILE.pcap [SCALE]: "BPS LEFT_OUT": the achieved rate as the
-# least-squares slope of each frame's time (times SCALE since the first,
-# see pcap_scale) against the bytes sent before it, leaving out frames
-# more than 50 us behind the fit. Departures are never early but, on a
-# shared VM, now and then milliseconds late (the TX lcore lost its CPU);
-# departure times are fixed at arrival, so the frames after a late one
-# are on time again. A first-to-last rate puts all of a late last frame
-# into the figure (1 ms in 1 s is 0.1 %); this one does not, and still
-# moves with any real rate error.
+# ls_rate FILE.pcap [SCALE]: "BPS LEFT_OUT FRAMES": the achieved rate as
+# the least-squares slope of each frame's time (times SCALE since the
+# first, see pcap_scale) against the bytes sent before it, leaving out
+# frames more than 50 us behind the fit; how many it left out, of how
+# many. Departures are never early but, on a shared VM, now and then
+# milliseconds late (the TX lcore lost its CPU); departure times are fixed
+# at arrival, so the frames after a late one are on time again. A
+# first-to-last rate puts all of a late last frame into the figure (1 ms
+# in 1 s is 0.1 %); this one does not, and still moves with any real rate
+# error. What it leaves out must be bounded: ls_check does.
 ls_rate() {
     python3 - "$1" "${2:-1}" <<'PY'
 import struct, sys
@@ -164,7 +165,139 @@ for _ in range(4):
     my = sum(ys[i] for i in keep) / n
     slope = sum((xs[i] - mx) * (ys[i] - my) for i in keep) / sum((xs[i] - mx) ** 2 for i in keep)
     keep = [i for i in range(len(xs)) if ys[i] - (my + slope * (xs[i] - mx)) < 50000]
-print("%.1f %d" % (8e9 / slope, len(xs) - len(keep)))
+print("%.1f %d %d" % (8e9 / slope, len(xs) - len(keep), len(xs)))
+PY
+}
+
+# ls_check WHAT FILE.pcap SCALE STATS.json PORT WANT FRACTION [EXTRA]: the
+# rate of FILE by ls_rate (times SCALE since the first frame; empty: the
+# net_pcap scale from STATS, see pcap_scale) within FRACTION of WANT
+# bit/s, and the frames ls_rate left out (more than 50 us behind its fit)
+# no more than pacer itself counted late on PORT (STATS ports[PORT].late:
+# sent more than two slots after their departure time), plus EXTRA (0; a
+# kernel capture's own receive path can hold a frame back where pacer
+# cannot see it). The fit runs through departures that are never early,
+# so a frame 50 us behind it left at least ~50 us after its departure
+# time, and pacer's own clock saw that; a frame left out that pacer did
+# not count late was sent late by the schedule itself, which the fit would
+# otherwise hide. Sets ls_bps, ls_out, ls_n, ls_allowed; prints what it
+# allowed.
+ls_check() {
+    local what=$1 r
+    r=$(ls_rate "$2" "${3:-$(pcap_scale "$4")}") || fail "$what: ls_rate $2 failed"
+    read -r ls_bps ls_out ls_n <<<"$r"
+    r=$(python3 - "$what" "$4" "$5" "${8:-0}" "$ls_bps" "$ls_out" "$ls_n" "$6" "$7" <<'PY'
+import json, sys
+what, st, port, extra = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+bps, out, n = float(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+want, frac = float(sys.argv[8]), float(sys.argv[9])
+allowed = json.load(open(st))["ports"][port]["late"] + extra
+print(allowed)
+print("ls_rate: %s: %.1f bit/s (want %g +- %g %%); left out %d of %d frames (> 50 us "
+      "behind the fit), allowed %d (pacer's late count on port %d%s)"
+      % (what, bps, want, frac * 100, out, n, allowed, port, " + %d" % extra if extra else ""))
+bad = []
+if out > allowed:
+    bad.append("ls_rate left out %d of %d frames, more than the %d allowed" % (out, n, allowed))
+if abs(bps - want) > frac * want:
+    bad.append("%.1f bit/s, not %g +- %g %% (lib.sh ls_rate)" % (bps, want, frac * 100))
+for m in bad:
+    print("FAIL: %s: %s" % (what, m))
+sys.exit(1 if bad else 0)
+PY
+) || { printf '%s\n' "$r" | sed 1d >&2; fail "$what: rate (see above)"; }
+    ls_allowed=$(head -n 1 <<<"$r")
+    sed 1d <<<"$r"
+}
+
+# windows_judge [--replay] TITLE STATS.json PORT BURST PCAP POLICY...
+#               [-- WINDOW_MS...]:
+# windows.py over PCAP (times scaled by pcap_scale): for every POLICY
+# (NAME:GROUP:RATE, see windows.py) and window W (1, 10, 100 ms unless
+# given), the most bytes in any [t, t + W) within R/8 * (W + L) + BURST +
+# bucket + frame, L the largest departure error pacer measured on PORT,
+# and each flow in order; and PCAP holds as many frames as pacer counted
+# sent on PORT. BURST is the burst the test configured (bytes), not the
+# one pacer reports: the judge's copy of the statistics has it put in, so
+# a pacer that bursts more than it was told is judged by what it was told.
+# --replay: the input was replayed (net_pcap infinite_rx), so a flow's
+# sequence markers start over and its order cannot be judged by them; the
+# judge then ignores the markers. Prints windows.py's table (with L);
+# fails on a bound.
+windows_judge() {
+    local replay=0
+    [ "$1" = --replay ] && { replay=1; shift; }
+    local title=$1 st=$2 port=$3 burst=$4 pcap=$5 a=()
+    shift 5
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do a+=(--policy "$1"); shift; done
+    if [ $# -gt 0 ]; then
+        shift
+        while [ $# -gt 0 ]; do a+=(--window "$1"); shift; done
+    fi
+    python3 - "$here" "$st" "$burst" "$tmp/judge.json" "$replay" "$port" "$pcap" \
+        --title "$title" --stats "$tmp/judge.json" --port "$port" "${a[@]}" "$pcap" <<'PY' ||
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import windows
+d = json.load(open(sys.argv[2]))
+d["burst"] = int(sys.argv[3])
+json.dump(d, open(sys.argv[4], "w"))
+tx, n = d["ports"][int(sys.argv[6])]["tx_packets"], len(windows.read_pcap(sys.argv[7]))
+if n != tx:
+    print("windows_judge: %s: %d frames, pacer sent %d on port %s"
+          % (sys.argv[7], n, tx, sys.argv[6]), file=sys.stderr)
+    sys.exit(1)
+if sys.argv[5] == "1":
+    parse = windows.parse_frame
+    windows.parse_frame = lambda f: (lambda h: h and h[:5] + (None,))(parse(f))
+sys.argv = ["windows.py"] + sys.argv[8:]
+sys.exit(windows.main())
+PY
+        fail "$title: rates at short time scales (windows.py, see above)"
+}
+
+# pcap_dport IN.pcap OUT.pcap DPORT: the frames of IN whose UDP/TCP
+# destination port is DPORT, timestamps and all, into OUT (windows.py's
+# reader and parser).
+pcap_dport() {
+    python3 - "$here" "$@" <<'PY'
+import struct, sys
+sys.path.insert(0, sys.argv[1])
+import windows
+src, dst, dport = sys.argv[2], sys.argv[3], int(sys.argv[4])
+b = open(src, "rb").read()
+out, off = [b[:24]], 24
+while off + 16 <= len(b):
+    incl = struct.unpack("<I" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">I",
+                         b[off + 8:off + 12])[0]
+    h = windows.parse_frame(b[off + 16:off + 16 + incl])
+    if h is not None and h[4] == dport:
+        out.append(b[off:off + 16 + incl])
+    off += 16 + incl
+open(dst, "wb").write(b"".join(out))
+PY
+}
+
+# capture_check WHAT STATS.json PORT PCAP OUT.json [PCAPSTAT-ARGS...]:
+# pacer-pcapstat --json over PCAP (times scaled by pcap_scale) into
+# OUT.json: as many frames as pacer counted sent on PORT, each flow's
+# frames in order (pacer-pcapgen's sequence markers: seq_errors 0),
+# timestamps never going back.
+capture_check() {
+    "$stat" --json --time-scale "$(pcap_scale "$2")" "${@:6}" "$4" >"$5" ||
+        fail "$1: pacer-pcapstat $4 failed"
+    python3 - "$1" "$2" "$3" "$5" <<'PY' || fail "$1: the capture $4 (see above)"
+import json, sys
+what, port = sys.argv[1], int(sys.argv[3])
+tx = json.load(open(sys.argv[2]))["ports"][port]["tx_packets"]
+c = json.load(open(sys.argv[4]))
+bad = [m for ok, m in (
+    (c["packets"] == tx, "%d frames, pacer sent %d on port %d" % (c["packets"], tx, port)),
+    (c["seq_errors"] == 0, "%d frames out of order within their flow" % c["seq_errors"]),
+    (c["ts_backwards"] == 0, "%d timestamps going back" % c["ts_backwards"])) if not ok]
+for m in bad:
+    print("FAIL: %s: %s" % (what, m), file=sys.stderr)
+sys.exit(1 if bad else 0)
 PY
 }
 

@@ -6,7 +6,10 @@
 # frame each) all fit the default table (1M entries): 1000000 created,
 # none refused; with --flow-idle 100 every one of them is aged out before
 # the 1 s idle exit. A table too small (--max-flows 1000, 1500 flows)
-# refuses exactly 500, and their packets are still forwarded.
+# refuses exactly 500, and their packets are still forwarded. Each run's
+# output capture (pacer-pcapstat) holds exactly the frames pacer counted
+# sent, one flow for every flow that went in (1000000 and 1500: a refused
+# flow's frames still leave), each flow's frames in order.
 source "$(dirname "$0")/lib.sh"
 
 for i in $(seq 0 15); do
@@ -21,6 +24,8 @@ expect "$tmp/m.json" 'd["ports"][0]["tx_packets"] == 1000000' \
     'd["ports"][0]["flows_new"] == 1000000' \
     'd["ports"][0]["flow_table_full"] == 0' \
     'd["ports"][0]["flows_aged"] == 1000000' 'len(d["flows"]) == 0'
+capture_check "1M flows: capture" "$tmp/m.json" 0 "$tmp/mo.pcap" "$tmp/mc.json" --flows-top 0
+expect "$tmp/mc.json" 'd["flow_count"] == 1000000' 'd["classify"]["ok"] == 1000000'
 rm -f "$tmp/m.pcap" "$tmp/mo.pcap"
 
 prefix="$prefix-small"
@@ -32,4 +37,6 @@ conserved "$tmp/s.json"
 expect "$tmp/s.json" 'd["ports"][0]["tx_packets"] == 1500' \
     'd["ports"][0]["flows_new"] == 1000' \
     'd["ports"][0]["flow_table_full"] == 500' 'len(d["flows"]) == 1000'
+capture_check "small table: capture" "$tmp/s.json" 0 "$tmp/so.pcap" "$tmp/sc.json"
+expect "$tmp/sc.json" 'd["flow_count"] == 1500' 'all(f["packets"] == 1 for f in d["flows"])'
 echo "ok: 1000000 flows created and aged; a 1000-entry table refuses 500 of 1500, all forwarded"

@@ -10,7 +10,12 @@
 # "double" sends two signals 50 ms apart, as timeout(1) does (child,
 # then process group): one request, still a drain. "again" (at 4 mbit/s,
 # 0.8 s of departures) signals a second time 0.3 s into the drain: what
-# is still queued, about 0.35 s of it, is dropped as "shutdown".
+# is still queued, about 0.35 s of it, is dropped as "shutdown". In every
+# mode the output capture holds exactly the frames pacer counted sent, in
+# order, at the flow's rate: ls_rate (lib.sh) within 1 % (the frames it
+# leaves out no more than pacer counted late) and 1, 10 and 100 ms windows
+# within rate x (W + L) + burst + frame (windows.py, L pacer's own largest
+# departure error): what is sent on time while draining is paced.
 source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 1 --count 400 --size 1000 2>/dev/null
@@ -55,5 +60,10 @@ for mode in drain drop double again; do
             'd["ports"][0]["tx_packets"] + d["ports"][0]["dropped"]["shutdown"] == 400'
         grep -q "dropping what is queued" "$tmp/$mode.err" || fail "$mode: no message"
     fi
+    capture_check "$mode: capture" "$tmp/$mode.json" 0 "$tmp/$mode.pcap" "$tmp/$mode.s.json"
+    ls_check "$mode: rate" "$tmp/$mode.pcap" "" "$tmp/$mode.json" 0 \
+        "${rate%mbit}e6" 0.01
+    windows_judge "$mode: one flow at $rate" "$tmp/$mode.json" 0 1514 "$tmp/$mode.pcap" \
+        "flow:flows:all:$rate"
     echo "ok: $mode: $(python3 -c "import json; p=json.load(open('$tmp/$mode.json'))['ports'][0]; print('tx', p['tx_packets'], 'shutdown drops', p['dropped']['shutdown'])")"
 done

@@ -38,6 +38,40 @@ expect "$tmp/a.json" 'd["packets"] == 8' 'd["bytes"] == 6000' \
     'd["flows"][1]["gap_ns"] == {"min": 1000, "p50": 1000, "p99": 1000, "max": 1000}'
 echo "ok: windows against the achieved rate"
 
+# --time-scale 2: every time pcapstat reports is scaled, the flows' too
+# (each flow's first_ns/last_ns once came from the raw timestamps while
+# the packets were rescaled: a raw first_ns beside a scaled last_ns, and a
+# flow's rate from the two). Scaled, the second flow spans 20000 .. 26000
+# ns (rate 1500 * 8 / 6000 ns = 2 Gbit/s, half the unscaled 4); the first
+# 0 .. 600 (half its unscaled rate); gaps and gaps_below doubled.
+# shellcheck disable=SC2086
+stat_json "$tmp/t.json" --time-scale 2 --ideal-gap-ns 2000 $W "$tmp/w.pcap"
+python3 - "$tmp/a.json" "$tmp/t.json" $T <<'PY' || fail "--time-scale 2: see above"
+import json, sys
+a, t = (json.load(open(p)) for p in sys.argv[1:3])
+T = int(sys.argv[3])
+fa = {f["key"]: f for f in a["flows"]}
+ft = {f["key"]: f for f in t["flows"]}
+k1, k2 = "udp 198.18.0.1:10000 > 198.19.0.1:5201", "udp 198.18.0.1:10001 > 198.19.0.1:5201"
+checks = [
+    ("capture first_ns/last_ns", (t["first_ns"], t["last_ns"], t["duration_ns"]), (T, T + 26000, 26000)),
+    ("capture rate halved", t["rate_bps"], round(a["rate_bps"] / 2, 1)),
+    ("flow 1 first_ns/last_ns", (ft[k1]["first_ns"], ft[k1]["last_ns"]), (T, T + 600)),
+    ("flow 2 first_ns/last_ns", (ft[k2]["first_ns"], ft[k2]["last_ns"]), (T + 20000, T + 26000)),
+    ("flow 1 rate halved", ft[k1]["rate_bps"], round(fa[k1]["rate_bps"] / 2, 1)),
+    ("flow 2 rate halved", (ft[k2]["rate_bps"], fa[k2]["rate_bps"]), (2e9, 4e9)),
+    ("flow 2 gaps doubled", ft[k2]["gap_ns"], {"min": 2000, "p50": 2000, "p99": 2000, "max": 2000}),
+    ("capture gaps doubled", t["gap_ns"], {"min": 200, "p50": 2000, "p99": 19400, "max": 19400}),
+    ("gaps_below 2000 (200 200 200 19400 2000 2000 2000)", t["gaps_below"], 3),
+    ("windows on scaled times (20000 ns now holds only the burst)", [w["max_bytes"] for w in t["windows"]], [4000, 4000, 4000, 4000]),
+]
+bad = [(n, got, want) for n, got, want in checks if got != want]
+for n, got, want in bad:
+    print("FAIL: --time-scale 2: %s: %r, want %r" % (n, got, want), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+echo "ok: --time-scale 2: every reported time scaled, per-flow rates halved"
+
 # against --rate 1gbit: 125 bytes per us
 # shellcheck disable=SC2086
 stat_json "$tmp/r.json" $W --rate 1gbit "$tmp/w.pcap"
