@@ -31,7 +31,8 @@
 # per-port one). The slack beyond the rate: one burst, one calendar bucket
 # (docs/design.md, "The bound"), and one frame (a frame goes whole on
 # partial credit; a window counts frames, not bits). A bucket above four
-# 1514-byte frames (with the wire overhead) is itself a failure: pacer
+# 1514-byte frames (with the wire overhead), or of four 65536ths of the
+# horizon at the rate where that is more, is itself a failure: pacer
 # sizes them at two to four of those (a power of two of TSC time at least
 # two frames long), so a coarser one would widen the bound it is judged by. L widens the window: departures are never
 # early, so frames that leave within W were scheduled within W + L.
@@ -207,9 +208,11 @@ def main():
         print("== %s" % a.title)
     print("L (max departure error) %.0f ns, burst %d, frame %d, time scale %.6f"
           % (late_ns, burst, frame, scale))
-    for name, _, _, _, bucket in pols:
-        # pacer sizes buckets for 1514-byte frames whatever the capture
-        if bucket > 4 * (1514 + overhead):
+    for name, _, _, rate, bucket in pols:
+        # pacer sizes buckets for 1514-byte frames whatever the capture,
+        # wider only where 65536 of them must cover the horizon (+ margin)
+        ring = rate / 8 * (st.get("horizon_ms", 2000) + 11) / 1e3 / 65536
+        if bucket > 4 * max(1514 + overhead, ring):
             bad.append("%s: calendar bucket of %d bytes, more than four "
                        "1514-byte frames" % (name, bucket))
     print("%-12s %10s %7s %6s %10s %10s %7s %9s %7s  %s"
