@@ -16,8 +16,9 @@
 #     most frames left on time; else at the earliest frame): no frame
 #     earlier than its time by more than one slot, none later than L plus
 #     10 us (net_pcap stamps a frame when it writes it, after pacer read
-#     the TSC for the burst: measured up to 6 us, the first frame of a
-#     run); and the frames pacer sent no more than two slots late all
+#     the TSC for the burst), the first frame L plus a tenth of the spacing
+#     (the PMD's first write: measured 6 us, 17 us beyond L once under ASan on a
+#     busy machine); and the frames pacer sent no more than two slots late all
 #     within four slots of the earliest frame's schedule. A rate off by
 #     0.2 % drifts 1.7 ms over the run: half the frames early. A burst of k
 #     frames at the start puts the first ones up to (k - 1) x 1211.2 us
@@ -96,10 +97,16 @@ early = [(i, -x) for i, x in enumerate(late) if x < -slot]
 if early:
     bad.append("%d frame(s) more than one slot (%d ns) before their time, first "
                "frames %s (frame, ns early)" % (len(early), slot, early[:5]))
-over = [(i, x) for i, x in enumerate(late) if x > allowed_late]
+# the first frame is the PMD's first write (it sets up its buffer): up to
+# a tenth of the spacing, 121 us, still far below the 1211 us a frame of
+# extra burst would put it behind (measured: 6 us, 17 us under ASan)
+first_late = err["max"] + max(stamp, ideal // 10)
+over = [(i, x) for i, x in enumerate(late)
+        if x > (first_late if i == 0 else allowed_late)]
 if over:
     bad.append("%d frame(s) later than pacer's own largest departure error %d ns "
-               "+ %d ns, first %s (frame, ns late)" % (len(over), err["max"], stamp, over[:5]))
+               "+ %d ns (the first frame: + %d ns), first %s (frame, ns late)"
+               % (len(over), err["max"], stamp, max(stamp, ideal // 10), over[:5]))
 if on_time < len(o) - n_late:
     bad.append("%d frames within 4 slots of the earliest frame's schedule, fewer than "
                "the %d pacer sent no more than two slots late; the others, first %s "
