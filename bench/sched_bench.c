@@ -451,12 +451,8 @@ run_pacer(struct bench *b, unsigned int flows, bool tb)
 	pp.agg_cal = pcr_cal_create(&cp);
 	if (pp.agg_cal == NULL)
 		fail("calendar: out of memory");
-	for (f = 0; f < flows; f++) {
-		pcr_policy_init((struct pcr_policy *)&pp.flow[f].empty,
-				pcr_fine(pp.now_tsc, VSTART_TSC));
-		pp.flow[f].last_dep = pcr_fine(pp.now_tsc, VSTART_TSC) -
-				      PCR_POLICY_IDLE;
-	}
+	for (f = 0; f < flows; f++)
+		pcr_stamp_flow_init(&pp.flow[f], pcr_fine(pp.now_tsc, VSTART_TSC));
 
 	/* the backlog, all stamped at the start: departures DEPTH x N ahead */
 	for (i = 0; i < (uint64_t)flows * DEPTH / BURST; i++) {

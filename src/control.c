@@ -52,12 +52,6 @@ pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r)
 	return 0;
 }
 
-/*
- * The calendar set @p nw (port @p p) needs for one shared rate @p r:
- * the previous set's @p old where it suits the rate, the horizon and the
- * burst (or the rate is unlimited: kept for when it is finite again), else
- * a new one seeded with @p old's reservations.
- */
 void
 pcr_cal_params_of(const struct pcr_app *a, const struct pcr_rate *r,
 		  struct pcr_cal_params *cp)
@@ -72,6 +66,12 @@ pcr_cal_params_of(const struct pcr_app *a, const struct pcr_rate *r,
 	cp->back = r->burst;
 }
 
+/*
+ * The calendar a new rate set needs for one shared rate @p r: the previous
+ * set's @p old where it suits the rate, the horizon and the burst (or the
+ * rate is unlimited: kept for when it is finite again), else a new one
+ * seeded with @p old's reservations.
+ */
 static int
 cal_for(const struct pcr_app *a, const struct pcr_rate *r,
 	struct pcr_cal *old, struct pcr_cal **out)
@@ -180,16 +180,17 @@ pcr_wheel_horizon_ns(uint64_t horizon_ns, enum pcr_wheel_horizon_policy policy)
 		       horizon_ns + PCR_HORIZON_MARGIN_NS : horizon_ns;
 }
 
-uint64_t
-pcr_rx_horizon_tsc(const struct pcr_txport *tp, uint64_t horizon_ns,
+void
+pcr_rx_horizon_set(struct pcr_txport *tp, uint64_t horizon_ns,
 		   enum pcr_wheel_horizon_policy policy)
 {
 	/* with drop, the wheel's own limit is PCR_HORIZON_MARGIN_NS
 	 * further: what the timestamper lets through, the wheel takes, even
 	 * when its consumer runs behind */
-	RTE_SET_USED(tp);
-	RTE_SET_USED(policy);
-	return pcr_clock_ns_to_cycles(horizon_ns);
+	__atomic_store_n(&tp->rx_horizon_tsc, pcr_clock_ns_to_cycles(horizon_ns),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&tp->rx_horizon_cap, policy != PCR_WHEEL_HORIZON_DROP,
+			 __ATOMIC_RELAXED);
 }
 
 void
@@ -442,7 +443,8 @@ pcr_ctl_add_class(const char *name, const char *spec, char *err,
 	id = c->n_classes;
 	c->classes[id] = cl;
 	c->n_classes++;
-	/* rates first (with the class's calendars, empty), so the class has them when flows first match it */
+	/* rates first (with the class's calendars, empty), so the class has
+	 * them when flows first match it */
 	rc = rates_commit(&saved, err, errlen);
 	if (rc != 0)
 		return rc;
@@ -518,12 +520,7 @@ pcr_ctl_set_horizon(const char *ms, const char *policy, char *err,
 	for (p = 0; p < pcr_app.n_ports; p++) {
 		struct pcr_txport *tp = pcr_app.ports[p].tx;
 
-		__atomic_store_n(&tp->rx_horizon_tsc,
-				 pcr_rx_horizon_tsc(tp, v * 1000000u, pol),
-				 __ATOMIC_RELAXED);
-		__atomic_store_n(&tp->rx_horizon_cap,
-				 pol != PCR_WHEEL_HORIZON_DROP,
-				 __ATOMIC_RELAXED);
+		pcr_rx_horizon_set(tp, v * 1000000u, pol);
 	}
 	pcr_app.cfg.horizon_ms = v;
 	pcr_app.cfg.horizon_policy = pol;

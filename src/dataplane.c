@@ -120,8 +120,7 @@ flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 	f->class_id = classify_flow(ct, k);
 	f->class_gen = ct->gen;
 	f->egress = egress;
-	pcr_policy_init((struct pcr_policy *)&f->pol.empty, now);
-	f->pol.last_dep = now - PCR_POLICY_IDLE;
+	pcr_stamp_flow_init(&f->pol, now);
 	st->flows_new++;
 	return f;
 }

@@ -487,9 +487,10 @@ int pcr_rates_publish(struct pcr_app *a);
 /** The wheel's horizon for a configured one. */
 uint64_t pcr_wheel_horizon_ns(uint64_t horizon_ns,
 			      enum pcr_wheel_horizon_policy policy);
-/** What the timestamper refuses beyond (txport rx_horizon_tsc). */
-uint64_t pcr_rx_horizon_tsc(const struct pcr_txport *tp, uint64_t horizon_ns,
-			    enum pcr_wheel_horizon_policy policy);
+/** What the timestamper refuses beyond, and how (txport rx_horizon_tsc,
+ *  rx_horizon_cap). */
+void pcr_rx_horizon_set(struct pcr_txport *tp, uint64_t horizon_ns,
+			enum pcr_wheel_horizon_policy policy);
 /** What a calendar for shared rate @p r is sized for: the largest frame
  *  (with --wire-overhead), the horizon with its margin, @p r's burst. */
 void pcr_cal_params_of(const struct pcr_app *a, const struct pcr_rate *r,

@@ -30,9 +30,9 @@
  * (now, its flow's allowance, its flow's previous departure), each level
  * looks for the first place from `t - credit` (credit: the level's burst,
  * so an idle level lets a burst go at once, as a token bucket does) where
- * a bucket has room: the position is the bucket's start plus its fill (in
- * the first bucket, no earlier than `t - credit`: time left unused before
- * that is gone). The departure is the latest of `t` and every level's
+ * a bucket has room: the position is the bucket's start plus its fill
+ * (time left unused before `now - credit` counts as filled: no packet can
+ * be placed there any more). The departure is the latest of `t` and every level's
  * position, found again at that time until no level moves it (two levels
  * settle in one or two rounds). Each level is then charged there: its
  * fill grows by the cost; what goes past the bucket's end (an overdraft)

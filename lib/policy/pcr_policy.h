@@ -57,20 +57,18 @@
  * is 2^53 TSC cycles, 26 days at 4 GHz, far beyond any horizon: only
  * packets beyond the horizon ever meet it.
  *
- * Sharing. A flow policy belongs to one RX lcore (plain loads and stores).
- * Class and aggregate policies are shared by every RX lcore and advance
- * with a compare-and-swap loop: lock-free, and each packet's reservation
- * is atomic. Where one lcore is the only one that stamps a shared policy
- * (pacer with a single worker), the stamping functions take
- * `one_writer` true and store the new state instead: no locked
- * instruction, readers still see whole values, and a concurrent
- * pcr_policy_refresh() is either overwritten by a valid newer state or
- * fails its compare-and-swap, both harmless. Following Carousel, each
- * shared policy advances by its own allowance, not by the packet's final
- * departure: a packet held back by its flow's rate does not waste the
- * aggregate's capacity for other flows.
- * The flow policy, private, advances by the final departure, so a flow's
- * packets are never closer than its own rate allows.
+ * Sharing. A flow policy belongs to one RX lcore (plain loads and stores)
+ * and advances by the packet's final departure, so a flow's packets are
+ * never closer than its own rate allows. pacer's shared policies (class,
+ * port aggregate) are bandwidth calendars (pcr_cal.h, pcr_stamp.h), not
+ * token buckets: a token bucket shared by several flows can only be
+ * charged at its own allowance (Carousel's rule) or at the packet's final
+ * departure, and the first breaks the rate at short time scales while the
+ * second wastes the time before that departure. pcr_policy_stamp_shared()
+ * stays as that first rule, lock-free (compare-and-swap, or plain stores
+ * for its `one_writer`): pacer-bench-sched measures the calendar against
+ * it (`pacer_tb`) and tests/policy/test_cal.c shows the checker catching
+ * it; fuzz_policy_time holds it to its model.
  *
  * Cost. The compare-and-swap is a locked instruction, a full barrier on
  * x86: a load after it waits for it. A loop that reads a cold mbuf and
@@ -237,48 +235,6 @@ pcr_policy_stamp_shared(struct pcr_policy *p, const struct pcr_rate *r,
 		nw = pcr_policy_after(old, dep, cost, r->burst);
 	} while (!pcr_policy_update_(p, &old, nw, one_writer));
 	return dep;
-}
-
-/**
- * Shared policy, bounded: as pcr_policy_stamp_shared(), but if the packet
- * could not leave by @p limit, reserve nothing and return false. A packet
- * that will be dropped for the horizon must not use up the policy's time:
- * under a sustained overload the policy would run ahead of the horizon and
- * every later packet would be dropped too.
- */
-static inline bool
-pcr_policy_stamp_shared_within(struct pcr_policy *p, const struct pcr_rate *r,
-			       uint64_t now, uint32_t bytes, uint64_t limit,
-			       uint64_t *dep, bool one_writer)
-{
-	uint64_t cost = pcr_rate_cost(r, bytes);
-	uint64_t old = __atomic_load_n(&p->empty, __ATOMIC_RELAXED);
-	uint64_t d, nw;
-
-	do {
-		d = pcr_policy_allow(old, now, cost, r->burst);
-		if (pcr_fine_after(d, limit))
-			return false;
-		nw = pcr_policy_after(old, d, cost, r->burst);
-	} while (!pcr_policy_update_(p, &old, nw, one_writer));
-	*dep = d;
-	return true;
-}
-
-/**
- * Give back the time pcr_policy_stamp_shared*() reserved for a packet of
- * @p bytes that is not sent after all (a later policy refused it).
- */
-static inline void
-pcr_policy_refund(struct pcr_policy *p, const struct pcr_rate *r,
-		  uint32_t bytes, bool one_writer)
-{
-	uint64_t cost = pcr_rate_cost(r, bytes);
-
-	if (one_writer)
-		__atomic_store_n(&p->empty, p->empty - cost, __ATOMIC_RELAXED);
-	else
-		__atomic_fetch_sub(&p->empty, cost, __ATOMIC_RELAXED);
 }
 
 /**

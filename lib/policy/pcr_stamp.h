@@ -38,6 +38,14 @@ struct pcr_stamp_flow {
 	uint64_t last_dep; /**< its last departure, fine time */
 };
 
+/** A new flow at fine time @p now: its bucket full, no departure yet. */
+static inline void
+pcr_stamp_flow_init(struct pcr_stamp_flow *f, uint64_t now)
+{
+	f->empty = now - PCR_POLICY_IDLE;
+	f->last_dep = now - PCR_POLICY_IDLE;
+}
+
 /** What pcr_stamp() charged a packet's flow, for pcr_stamp_refund(). */
 struct pcr_stamp_undo {
 	uint64_t fcost;     /**< charged to the flow's bucket (0: unlimited) */

@@ -350,8 +350,7 @@ run_scenario(unsigned int seed)
 	s.n_flows = (unsigned int)rnd_in(1, MAX_FLOWS);
 	for (i = 0; i < s.n_flows; i++) {
 		s.flow_cls[i] = (unsigned int)rnd_in(0, s.n_cls - 1);
-		pcr_policy_init((struct pcr_policy *)&s.fl[i].empty, now);
-		s.fl[i].last_dep = now - PCR_POLICY_IDLE;
+		pcr_stamp_flow_init(&s.fl[i], now);
 		last_dep[i] = now;
 	}
 	fixed_size = rnd_in(0, 1) == 1;
@@ -418,8 +417,7 @@ hierarchy_case(bool old, bool b_first, double *worst_agg, double *worst_a)
 		pcr_policy_init(&cls_pol[i], now);
 	for (i = 0; i < 8; i++) {
 		s.flow_cls[i] = i / 4;
-		pcr_policy_init((struct pcr_policy *)&s.fl[i].empty, now);
-		s.fl[i].last_dep = now - PCR_POLICY_IDLE;
+		pcr_stamp_flow_init(&s.fl[i], now);
 	}
 	for (c = 0; c < 2; c++) {
 		unsigned int cls = b_first ? 1 - c : c;
@@ -507,7 +505,7 @@ test_work_conserving(void **state)
 	level_init(&s.cls_flow[0], 0, 1514, 0, false);
 	s.n_flows = 16;
 	for (i = 0; i < 16; i++)
-		s.fl[i].last_dep = now - PCR_POLICY_IDLE;
+		pcr_stamp_flow_init(&s.fl[i], now);
 	for (i = 0; i < 2000; i++) {
 		uint32_t bytes = 64 + (i * 97) % 1451;
 		uint64_t ideal = now + pcr_rate_cost(&s.agg.rate, (uint32_t)sent);
@@ -563,8 +561,7 @@ test_no_holes(void **state)
 	s.n_flows = 7;
 	for (i = 0; i < 7; i++) {
 		s.flow_cls[i] = i < 3 ? 0 : i < 5 ? 1 : 2;
-		pcr_policy_init((struct pcr_policy *)&s.fl[i].empty, now);
-		s.fl[i].last_dep = now - PCR_POLICY_IDLE;
+		pcr_stamp_flow_init(&s.fl[i], now);
 	}
 	for (c = 0; c < 3; c++)
 		for (i = 0; i < count[c]; i++) {
@@ -618,12 +615,13 @@ mt_worker(void *arg)
 
 		pthread_barrier_wait(x->bar);
 		for (i = 0; i < MT_PER_STEP; i++) {
-			struct pcr_stamp_flow f = { 0, now - PCR_POLICY_IDLE };
+			struct pcr_stamp_flow f;
 			struct pcr_cal_level lv[2];
 			struct pcr_stamp_undo undo = { 0, 0 };
 			uint32_t bytes = 64 + (x->id * 131 + i * 71) % 1451;
 			uint64_t dep;
 
+			pcr_stamp_flow_init(&f, now);
 			pcr_stamp_level(&lv[0], s->cls[0].cal, &s->cls[0].rate,
 					bytes);
 			pcr_stamp_level(&lv[1], s->agg.cal, &s->agg.rate, bytes);
@@ -721,7 +719,7 @@ test_refund_exact(void **state)
 	level_init(&l, 10000000, 1514, fine_of_ns(1000000000), true);
 	pcr_rate_init(&none, 0, 0, TSC_HZ);
 	now = fine_of_ns(7000000);
-	f.last_dep = now - PCR_POLICY_IDLE;
+	pcr_stamp_flow_init(&f, now);
 	for (i = 0; i < 50; i++) {
 		pcr_stamp_level(&lv, l.cal, &l.rate, 1000);
 		assert_int_equal(pcr_stamp(&f, &none, &lv, 1, now,
@@ -768,7 +766,7 @@ test_copy(void **state)
 	level_init(&slow, 10000000, 1514, fine_of_ns(1000000000), true);
 	level_init(&fast, 100000000, 1514, fine_of_ns(1000000000), true);
 	pcr_rate_init(&none, 0, 0, TSC_HZ);
-	f = (struct pcr_stamp_flow){ 0, now - PCR_POLICY_IDLE };
+	pcr_stamp_flow_init(&f, now);
 	for (i = 0; i < 50; i++) {
 		pcr_stamp_level(&lv, slow.cal, &slow.rate, 1514);
 		assert_int_equal(pcr_stamp(&f, &none, &lv, 1, now, limit, false,
@@ -785,7 +783,7 @@ test_copy(void **state)
 	assert_false(pcr_cal_suits(slow.cal, &cp));
 	assert_true(pcr_cal_suits(fast.cal, &cp));
 	pcr_cal_copy(fast.cal, slow.cal, now);
-	f = (struct pcr_stamp_flow){ 0, now - PCR_POLICY_IDLE };
+	pcr_stamp_flow_init(&f, now);
 	pcr_stamp_level(&lv, fast.cal, &fast.rate, 1514);
 	assert_int_equal(pcr_stamp(&f, &none, &lv, 1, now, limit, false, 1514,
 				   &dep, &undo, true), PCR_STAMP_PLACED);
