@@ -119,9 +119,12 @@ show_port_stats(FILE *f, const void *v)
 		fprintf(f, "  RX-packets: %-12" PRIu64 " RX-bytes: %-14" PRIu64 "\n",
 			n->rx_packets - z->rx_packets, n->rx_bytes - z->rx_bytes);
 		fprintf(f, "  TX-packets: %-12" PRIu64 " TX-bytes: %-14" PRIu64
-			" queued: %" PRIu64 " (pending %" PRIu64 ")\n",
+			" queued: %" PRIu64 " (pending %" PRIu64 ", staged %" PRIu64 ")\n",
 			n->tx_packets - z->tx_packets, n->tx_bytes - z->tx_bytes,
-			n->queued, n->pending);
+			n->queued, n->pending, n->staged);
+		fprintf(f, "  staged: %" PRIu64 " packets so far, stalls %" PRIu64 "\n",
+			n->staged_total - z->staged_total,
+			n->stage_stalls - z->stage_stalls);
 		fprintf(f, "  dropped: %" PRIu64 " (horizon %" PRIu64 " flow_limit %" PRIu64
 			" spill %" PRIu64 " no_mbuf %" PRIu64 " tx_drop %" PRIu64
 			" shutdown %" PRIu64 " inbox_full %" PRIu64 " wheel_nomem %" PRIu64

@@ -62,6 +62,30 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 		rte_free(ft);
 		return -ENOMEM;
 	}
+	ft->stage = rte_zmalloc_socket("pcr_stage",
+				       (entries + PCR_MAX_CLASSES) *
+					       sizeof(struct pcr_stage_flow),
+				       RTE_CACHE_LINE_SIZE, hp.socket_id);
+	ft->sport = rte_zmalloc_socket("pcr_stage_port",
+				       pcr_app.n_ports *
+					       sizeof(struct pcr_stage_port),
+				       RTE_CACHE_LINE_SIZE, hp.socket_id);
+	if (ft->stage == NULL || ft->sport == NULL) {
+		rte_free(ft->stage);
+		rte_free(ft->sport);
+		rte_free(ft->flows);
+		rte_hash_free(ft->h);
+		rte_free(ft);
+		return -ENOMEM;
+	}
+	for (i = 0; i < pcr_app.n_ports; i++) {
+		unsigned int c;
+
+		for (c = 0; c < PCR_MAX_CLASSES; c++)
+			ft->sport[i].cls[c].head = ft->sport[i].cls[c].tail =
+				PCR_STAGE_NONE;
+		lc->pub[i].vt = UINT64_MAX;
+	}
 	for (i = 0; i < PCR_MAX_CLASSES; i++)
 		ft->overflow[i].class_id = (uint16_t)i;
 	ft->entries = (uint32_t)entries;
@@ -79,6 +103,8 @@ pcr_flowtab_free(struct pcr_flowtab *ft)
 		return;
 	rte_hash_free(ft->h);
 	rte_free(ft->flows);
+	rte_free(ft->stage);
+	rte_free(ft->sport);
 	rte_free(ft);
 }
 
@@ -176,6 +202,483 @@ flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 }
 
 /*
+ * Stamping. A packet is stamped by stamp_try() (its levels, the rule of
+ * lib/policy/pcr_stamp.h) into a batch that batch_flush() hands to the
+ * egress port's wheel in one burst, giving back what the wheel's inbox
+ * refuses. The RX path stamps arriving packets; the staging service
+ * (below) stamps held ones.
+ */
+
+/* Why a held flow could not be stamped: whom else that holds back. */
+enum stage_block {
+	STAGE_BLOCK_FLOW,  /* its own bound is ahead: only itself */
+	STAGE_BLOCK_CLASS, /* its class has no room within the lead */
+	STAGE_BLOCK_PORT,  /* the port aggregate has none */
+};
+
+/* What every stamp of one pass shares. */
+struct stamp_ctx {
+	struct pcr_port *eg;
+	struct pcr_lstats *st;   /* the egress port's counters, this lcore */
+	const struct pcr_rates *rs; /* held until the next quiescent report */
+	uint64_t now_tsc, now;
+	uint64_t limit;          /* the furthest departure (the horizon) */
+	uint64_t lead;           /* staging lead, fine units (0: none) */
+	bool cap;                /* --horizon-policy cap */
+	bool solo;               /* the shared policies' one writer */
+};
+
+/* Packets stamped, not yet handed to the wheel, with what each was charged
+ * (for a refund if the wheel's inbox refuses it). */
+struct stamp_batch {
+	struct rte_mbuf *m[PCR_RX_BURST];
+	uint64_t dep_tsc[PCR_RX_BURST];
+	struct pcr_flow *f[PCR_RX_BURST];
+	struct pcr_cal_level lv[PCR_RX_BURST][2];
+	struct pcr_stamp_undo undo[PCR_RX_BURST];
+	uint8_t n_lv[PCR_RX_BURST];
+	unsigned int k;
+};
+
+static inline void
+stamp_ctx_init(struct stamp_ctx *x, struct pcr_port *eg,
+	       struct pcr_lstats *st, uint64_t now_tsc)
+{
+	uint64_t horizon_tsc;
+
+	x->eg = eg;
+	x->st = st;
+	x->now_tsc = now_tsc;
+	x->now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
+	x->rs = __atomic_load_n(&eg->rates, __ATOMIC_ACQUIRE);
+	/* the furthest departure the wheel takes (its own limit is further) */
+	horizon_tsc = __atomic_load_n(&eg->tx->rx_horizon_tsc, __ATOMIC_RELAXED);
+	x->cap = __atomic_load_n(&eg->tx->rx_horizon_cap, __ATOMIC_RELAXED);
+	x->limit = x->now + (horizon_tsc << PCR_FINE_SHIFT);
+	x->lead = pcr_app.stage_lead_tsc << PCR_FINE_SHIFT;
+	x->solo = pcr_solo();
+}
+
+/*
+ * Stamp @p m (flow @p f, @p bytes on the wire) into @p b, allowing it to
+ * wait when @p lead is not 0. The flow's bucket and last departure give a
+ * lower bound; class and port aggregate are placed at the first time both
+ * have room, and every policy is charged where the packet leaves
+ * (lib/policy/pcr_stamp.h). PCR_STAMP_WAIT: nothing charged, and
+ * @p why says who else cannot go either. PCR_STAMP_BEYOND: nothing
+ * charged, not in the batch.
+ */
+static inline enum pcr_stamp_result
+stamp_try(const struct stamp_ctx *x, struct stamp_batch *b,
+	  struct pcr_flow *f, struct rte_mbuf *m, uint32_t bytes,
+	  uint64_t lead, enum stage_block *why)
+{
+	const struct pcr_rates *rs = x->rs;
+	const struct pcr_rate *cr = &rs->cls[f->class_id];
+	struct pcr_cal_level *lv = b->lv[b->k];
+	enum pcr_stamp_result r;
+	unsigned int nl = 0;
+	uint64_t dep;
+
+	if (!pcr_rate_unlimited(cr))
+		pcr_stamp_level(&lv[nl++], rs->cls_cal[f->class_id], cr, bytes);
+	if (!pcr_rate_unlimited(&rs->agg))
+		pcr_stamp_level(&lv[nl++], rs->agg_cal, &rs->agg, bytes);
+	r = pcr_stamp_lead(&f->pol, &rs->cls_flow[f->class_id], lv, nl,
+			   x->now, x->limit, x->cap, lead, bytes, &dep,
+			   &b->undo[b->k], x->solo);
+	if (unlikely(r != PCR_STAMP_PLACED)) {
+		if (r == PCR_STAMP_WAIT) {
+			/* from now on a level had no room within the lead:
+			 * it has none for any flow; from a later bound of
+			 * the flow's own, only this flow is known to wait */
+			if (pcr_fine_after(dep, x->now))
+				*why = STAGE_BLOCK_FLOW;
+			else if (nl != 0 && lv[nl - 1].full &&
+				 lv[nl - 1].cal == rs->agg_cal)
+				*why = STAGE_BLOCK_PORT;
+			else
+				*why = STAGE_BLOCK_CLASS;
+			return r;
+		}
+		if (r == PCR_STAMP_BEYOND)
+			return r;
+		nl = 0; /* capped: no shared policy charged */
+	}
+	b->n_lv[b->k] = (uint8_t)nl;
+	*pcr_flow_field(m) = f;
+	/* fine -> TSC, rounded up: never earlier than the policies */
+	b->dep_tsc[b->k] = x->now_tsc + ((dep - x->now +
+					  (1u << PCR_FINE_SHIFT) - 1) >>
+					 PCR_FINE_SHIFT);
+	b->f[b->k] = f;
+	b->m[b->k++] = m;
+	return r;
+}
+
+/* Hand @p b to the wheel; what its inbox refuses is given back, dropped.
+ * @return how many the wheel took. */
+static unsigned int
+batch_flush(const struct stamp_ctx *x, struct stamp_batch *b)
+{
+	unsigned int i, sent;
+
+	if (b->k == 0)
+		return 0;
+	sent = pcr_wheel_enqueue_burst(x->eg->tx->wheel, b->m, b->dep_tsc,
+				       b->k);
+	/* newest first: each flow ends as before its oldest refused */
+	for (i = b->k; i-- > sent;) {
+		pcr_stamp_refund(&b->f[i]->pol, &b->undo[i], b->lv[i],
+				 b->n_lv[i], x->solo);
+		pcr_flow_q_sub(b->f[i], pcr_q(rte_pktmbuf_pkt_len(b->m[i])));
+		x->st->drop_inbox++;
+		rte_pktmbuf_free(b->m[i]);
+	}
+	b->k = 0;
+	return sent;
+}
+
+/*
+ * Per-flow staging (issue 17, 1b). Stamping every packet on arrival at the
+ * first free time is first come, first served: under a backlog a flow
+ * waits behind every packet stamped before it, as in a FIFO (tbf). So,
+ * with a lead H (--stage-lead): a packet is stamped on arrival only if it
+ * can leave within H of now (or of its own flow's bound); otherwise it is
+ * held in its flow's staging queue, in this lcore, uncharged. Each pass of
+ * the loop, stage_serve() stamps held packets as room opens within H,
+ * choosing the flow round robin by bytes (deficit round robin, fq's
+ * quantum), the classes of a port in turn. While anything is held for a
+ * port, its arrivals are held too (joining the round), so nobody jumps
+ * the queue. A stamp, once made, never moves; nothing is charged for a
+ * held packet, so what is held takes no capacity from anyone.
+ *
+ * Held packets count as queued, are bounded by --flow-limit like the
+ * others, and by the horizon: a class (port) holds at most horizon x its
+ * rate, the rest is dropped (drop_horizon), or with --horizon-policy cap
+ * stamped at the horizon uncharged when its flow holds nothing.
+ *
+ * Several RX lcores: each holds its own flows; each publishes its virtual
+ * time per port (bytes stamped per held flow) and stamps only while it is
+ * within one quantum of the lowest of the others that compete for the
+ * port's room (the others hold packets, were stopped by the aggregate, not
+ * by a class of their own, and published within H), so the round robin
+ * holds across lcores. A pass that finds the port's staging unserved for
+ * longer than H counts a stall (stage_stalls): the time it missed is gone
+ * from the calendars, so the link idled instead of bursting later.
+ */
+
+static inline uint32_t
+flow_index(const struct pcr_flowtab *ft, const struct pcr_flow *f)
+{
+	if (f >= ft->flows && f < ft->flows + ft->entries)
+		return (uint32_t)(f - ft->flows);
+	return ft->entries + (uint32_t)(f - ft->overflow);
+}
+
+static inline struct pcr_flow *
+flow_at(struct pcr_flowtab *ft, uint32_t i)
+{
+	return i < ft->entries ? &ft->flows[i] : &ft->overflow[i - ft->entries];
+}
+
+/* A held packet's link to the next one of its flow: the departure dynfield,
+ * unused until the packet is stamped. */
+static inline struct rte_mbuf **
+stage_link(struct rte_mbuf *m)
+{
+	return (struct rte_mbuf **)pcr_wheel_departure(m, pcr_app.dep_dynfield);
+}
+
+/* The lowest virtual time the other RX lcores publish for port @p p among
+ * those competing now; UINT64_MAX if none. */
+static uint64_t
+stage_peers_vt(const struct pcr_lcore *lc, uint16_t p, uint64_t now_tsc)
+{
+	uint64_t lo = UINT64_MAX, fresh = pcr_app.stage_lead_tsc;
+	unsigned int i;
+
+	for (i = 0; i < lc->n_peers; i++) {
+		const struct pcr_stage_pub *o = &lc->peers[i]->pub[p];
+		uint64_t vt = __atomic_load_n(&o->vt, __ATOMIC_RELAXED);
+		uint64_t t = __atomic_load_n(&o->tsc, __ATOMIC_RELAXED);
+
+		if (vt < lo && now_tsc - t <= fresh)
+			lo = vt;
+	}
+	return lo;
+}
+
+static inline void
+stage_publish(struct pcr_lcore *lc, uint16_t p, uint64_t vt, uint64_t now_tsc)
+{
+	__atomic_store_n(&lc->pub[p].tsc, now_tsc, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->pub[p].vt, vt, __ATOMIC_RELAXED);
+}
+
+/* Hold @p m (wire @p bytes) of flow @p f for egress port x->eg. */
+static void
+stage_add(struct pcr_lcore *lc, const struct stamp_ctx *x,
+	  struct stamp_batch *b, struct pcr_flow *f, struct rte_mbuf *m,
+	  uint32_t bytes)
+{
+	struct pcr_flowtab *ft = lc->ft;
+	uint16_t p = x->eg->id;
+	struct pcr_stage_port *sp = &ft->sport[p];
+	uint32_t idx = flow_index(ft, f);
+	struct pcr_stage_flow *sf = &ft->stage[idx];
+	uint16_t c = sf->head != NULL ? sf->cls : f->class_id;
+	struct pcr_stage_class *sc = &sp->cls[c];
+	const struct pcr_rate *cr = &x->rs->cls[c];
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint64_t horizon = x->limit - x->now;
+	enum stage_block why;
+
+	/* the horizon, as a cap on what a class and the port hold */
+	if ((!pcr_rate_unlimited(cr) &&
+	     pcr_rate_cost(cr, sc->bytes + len) > horizon) ||
+	    (!pcr_rate_unlimited(&x->rs->agg) &&
+	     pcr_rate_cost(&x->rs->agg, sp->bytes + len) > horizon)) {
+		enum pcr_stamp_result r = PCR_STAMP_BEYOND;
+
+		if (x->cap && sf->head == NULL)
+			r = stamp_try(x, b, f, m, bytes, 0, &why);
+		if (r == PCR_STAMP_BEYOND) {
+			x->st->drop_horizon++;
+			rte_pktmbuf_free(m);
+		} else {
+			pcr_flow_q_add(f, pcr_q(len));
+		}
+		return;
+	}
+	*stage_link(m) = NULL;
+	if (sf->head == NULL) {
+		/* joins its class's round, at the end, with one quantum */
+		sf->head = sf->tail = m;
+		sf->cls = c;
+		sf->deficit = PCR_STAGE_QUANTUM;
+		sf->next = PCR_STAGE_NONE;
+		if (sc->head == PCR_STAGE_NONE)
+			sc->head = idx;
+		else
+			ft->stage[sc->tail].next = idx;
+		sc->tail = idx;
+		sp->active |= UINT64_C(1) << c;
+		if (sp->flows++ == 0) {
+			/* starts level with the lowest competing lcore */
+			uint64_t lo = stage_peers_vt(lc, p, x->now_tsc);
+
+			if (lo != UINT64_MAX && lo > sp->vt)
+				sp->vt = lo;
+			sp->last_tsc = x->now_tsc;
+			lc->staged_ports |= 1u << p;
+		}
+	} else {
+		*stage_link(sf->tail) = m;
+		sf->tail = m;
+	}
+	sc->bytes += len;
+	sp->bytes += len;
+	x->st->staged++;
+	x->st->staged_total++;
+	pcr_flow_q_add(f, pcr_q(len));
+}
+
+/* Take the head packet of flow @p idx (class @p c) out of staging. */
+static struct rte_mbuf *
+stage_take(struct pcr_lcore *lc, struct pcr_stage_port *sp, uint16_t p,
+	   uint16_t c, uint32_t idx, struct pcr_lstats *st)
+{
+	struct pcr_flowtab *ft = lc->ft;
+	struct pcr_stage_flow *sf = &ft->stage[idx];
+	struct pcr_stage_class *sc = &sp->cls[c];
+	struct rte_mbuf *m = sf->head;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+
+	sf->head = *stage_link(m);
+	sc->bytes -= len;
+	sp->bytes -= len;
+	st->staged--;
+	if (sf->head != NULL)
+		return m;
+	/* its last: out of the round (it is at the round's head) */
+	sf->tail = NULL;
+	sc->head = sf->next;
+	if (sc->head == PCR_STAGE_NONE) {
+		sc->tail = PCR_STAGE_NONE;
+		sp->active &= ~(UINT64_C(1) << c);
+	}
+	if (--sp->flows == 0) {
+		lc->staged_ports &= ~(1u << p);
+		stage_publish(lc, p, UINT64_MAX, rte_rdtsc());
+	}
+	return m;
+}
+
+/* The class of @p avail (a non-empty mask) whose turn it is from @p from. */
+static inline unsigned int
+stage_next_class(uint64_t avail, unsigned int from)
+{
+	uint64_t after = avail >> (from % PCR_MAX_CLASSES);
+
+	if (after != 0)
+		return from % PCR_MAX_CLASSES + (unsigned int)__builtin_ctzll(after);
+	return (unsigned int)__builtin_ctzll(avail);
+}
+
+/* Flow @p idx, at the head of class round @p sc, goes to its end. */
+static inline void
+stage_rotate(struct pcr_flowtab *ft, struct pcr_stage_class *sc, uint32_t idx)
+{
+	struct pcr_stage_flow *sf = &ft->stage[idx];
+
+	if (sf->next == PCR_STAGE_NONE)
+		return;
+	sc->head = sf->next;
+	ft->stage[sc->tail].next = idx;
+	sc->tail = idx;
+	sf->next = PCR_STAGE_NONE;
+}
+
+/*
+ * Stamp what port @p p holds on this lcore while room opens within the
+ * lead: at most PCR_RX_BURST packets, and twice as many looks, a pass (the
+ * loop comes back).
+ */
+static void
+stage_serve(struct pcr_lcore *lc, uint16_t p)
+{
+	struct pcr_flowtab *ft = lc->ft;
+	struct pcr_stage_port *sp = &ft->sport[p];
+	struct pcr_lstats *st = &lc->st[p];
+	struct stamp_batch b;
+	struct stamp_ctx x;
+	uint64_t blocked = 0, lo;
+	unsigned int n = 0, looks = 0;
+	bool port_full = false;
+
+	stamp_ctx_init(&x, &pcr_app.ports[p], st, rte_rdtsc());
+	if (x.now_tsc - sp->last_tsc > pcr_app.stage_lead_tsc) {
+		/* the calendars' time between the last pass's lead and now
+		 * is gone: the link idled that long */
+		st->stage_stalls++;
+		st->stage_stall_tsc += x.now_tsc - sp->last_tsc -
+				       pcr_app.stage_lead_tsc;
+	}
+	sp->last_tsc = x.now_tsc;
+	b.k = 0;
+	if (lc->n_peers != 0) {
+		lo = stage_peers_vt(lc, p, x.now_tsc);
+		if (lo != UINT64_MAX &&
+		    sp->vt > lo + ((uint64_t)PCR_STAGE_QUANTUM << 8)) {
+			/* ahead of the others: their turn */
+			stage_publish(lc, p, sp->vt, x.now_tsc);
+			return;
+		}
+	}
+	while ((sp->active & ~blocked) != 0 && n < PCR_RX_BURST &&
+	       looks++ < 2 * PCR_RX_BURST) {
+		unsigned int c = stage_next_class(sp->active & ~blocked,
+						  sp->next_cls);
+		struct pcr_stage_class *sc = &sp->cls[c];
+		uint32_t idx = sc->head;
+		struct pcr_stage_flow *sf = &ft->stage[idx];
+		struct pcr_flow *f = flow_at(ft, idx);
+		struct rte_mbuf *m = sf->head;
+		uint32_t len = rte_pktmbuf_pkt_len(m);
+		uint32_t bytes = len + (uint32_t)pcr_app.cfg.wire_overhead;
+		enum pcr_stamp_result r;
+		enum stage_block why;
+
+		r = stamp_try(&x, &b, f, m, bytes, x.lead, &why);
+		if (r == PCR_STAMP_WAIT) {
+			if (why == STAGE_BLOCK_PORT) {
+				port_full = true;
+				break; /* no class can go */
+			}
+			if (why == STAGE_BLOCK_CLASS) {
+				blocked |= UINT64_C(1) << c;
+			} else {
+				/* its own rate holds it: the next flow's go
+				 * (when the round is this flow alone, the
+				 * class waits with it) */
+				if (sf->next == PCR_STAGE_NONE)
+					blocked |= UINT64_C(1) << c;
+				stage_rotate(ft, sc, idx);
+			}
+			continue;
+		}
+		n++;
+		sp->vt += ((uint64_t)bytes << 8) / sp->flows;
+		stage_take(lc, sp, p, (uint16_t)c, idx, st);
+		if (r == PCR_STAMP_BEYOND) {
+			/* its own rate puts it past the horizon (a rate or
+			 * the horizon changed while it was held) */
+			st->drop_horizon++;
+			pcr_flow_q_sub(f, pcr_q(len));
+			rte_pktmbuf_free(m);
+		}
+		if (sf->head == NULL) {
+			sp->next_cls = c + 1; /* the next class's turn */
+		} else {
+			sf->deficit -= (int32_t)bytes;
+			if (sf->deficit <= 0) {
+				/* its turn is over: to the end of the round */
+				sf->deficit += PCR_STAGE_QUANTUM;
+				stage_rotate(ft, sc, idx);
+				sp->next_cls = c + 1;
+			}
+		}
+		if (b.k == PCR_RX_BURST)
+			lc->rx_queued |= batch_flush(&x, &b) != 0;
+	}
+	lc->rx_queued |= batch_flush(&x, &b) != 0;
+	if (sp->flows != 0)
+		/* stopped only by classes or flows of its own: not
+		 * competing for the port's room */
+		stage_publish(lc, p,
+			      port_full || (sp->active & ~blocked) != 0 ?
+				      sp->vt :
+				      UINT64_MAX,
+			      x.now_tsc);
+}
+
+/* Every port this lcore holds packets for. */
+static inline void
+stage_serve_all(struct pcr_lcore *lc)
+{
+	uint32_t ports = lc->staged_ports;
+
+	while (ports != 0) {
+		unsigned int p = __builtin_ctz(ports);
+
+		ports &= ports - 1;
+		stage_serve(lc, (uint16_t)p);
+	}
+}
+
+/* Shutdown without draining: drop everything held. */
+static void
+stage_drop_all(struct pcr_lcore *lc)
+{
+	struct pcr_flowtab *ft = lc->ft;
+
+	while (lc->staged_ports != 0) {
+		uint16_t p = (uint16_t)__builtin_ctz(lc->staged_ports);
+		struct pcr_stage_port *sp = &ft->sport[p];
+		unsigned int c = (unsigned int)__builtin_ctzll(sp->active);
+		uint32_t idx = sp->cls[c].head;
+		struct pcr_flow *f = flow_at(ft, idx);
+		struct rte_mbuf *m = stage_take(lc, sp, p, (uint16_t)c, idx,
+						&lc->st[p]);
+
+		pcr_flow_q_sub(f, pcr_q(rte_pktmbuf_pkt_len(m)));
+		rte_pktmbuf_free(m);
+		lc->st[p].drop_shutdown++;
+	}
+}
+
+/*
  * Receive, timestamp and queue one burst of at most @p nb packets from @p q.
  * A lcore that also transmits (one worker: RX and TX on it) learns here
  * what a packet costs it to receive, from the PMD's copy to the wheel's
@@ -186,28 +689,20 @@ flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 static void
 rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 {
-	struct rte_mbuf *pkts[PCR_RX_BURST], *out[PCR_RX_BURST];
+	struct rte_mbuf *pkts[PCR_RX_BURST];
 	struct pcr_pkt_info info[PCR_RX_BURST];
 	const void *keys[PCR_RX_BURST];
-	struct pcr_flow *fl[PCR_RX_BURST];
-	uint64_t dep_tsc[PCR_RX_BURST];
 	int32_t pos[PCR_RX_BURST];
-	/* what each queued packet was charged, for a refund if the wheel's
-	 * inbox refuses it */
-	struct pcr_cal_level lv[PCR_RX_BURST][2];
-	struct pcr_stamp_undo undo[PCR_RX_BURST];
-	uint8_t n_lv[PCR_RX_BURST];
-	struct pcr_port *eg = &pcr_app.ports[q->egress];
-	const struct pcr_rates *rs;
+	struct stamp_batch b;
+	struct stamp_ctx x;
 	const struct pcr_classtab *ct;
 	struct pcr_lstats *in_st = &lc->st[q->port];
 	struct pcr_lstats *eg_st = &lc->st[q->egress];
 	const struct pcr_config *c = &pcr_app.cfg;
-	const bool solo = pcr_solo(); /* the shared policies' one writer */
 	struct pcr_flowtab *ft = lc->ft;
-	uint64_t now_tsc, now, flow_limit, horizon_tsc, limit;
-	bool cap;
-	unsigned int i, k = 0, sent;
+	struct pcr_stage_port *sp = &ft->sport[q->egress];
+	uint64_t now_tsc, flow_limit;
+	unsigned int i, sent;
 	uint16_t n;
 	uint64_t t0 = (lc->roles & PCR_ROLE_TX) ? rte_rdtsc() : 0;
 
@@ -217,13 +712,8 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		return;
 	}
 	now_tsc = rte_rdtsc();
-	now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
-	/* held until this lcore's next quiescent report (RCU) */
-	rs = __atomic_load_n(&eg->rates, __ATOMIC_ACQUIRE);
-	/* the furthest departure the wheel takes (its own limit is further) */
-	horizon_tsc = __atomic_load_n(&eg->tx->rx_horizon_tsc, __ATOMIC_RELAXED);
-	cap = __atomic_load_n(&eg->tx->rx_horizon_cap, __ATOMIC_RELAXED);
-	limit = now + (horizon_tsc << PCR_FINE_SHIFT);
+	stamp_ctx_init(&x, &pcr_app.ports[q->egress], eg_st, now_tsc);
+	b.k = 0;
 	ct = __atomic_load_n(&pcr_app.classtab, __ATOMIC_ACQUIRE);
 
 	pcr_classify_parse_burst(pkts, n, info);
@@ -235,20 +725,18 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		uint32_t bytes = rte_pktmbuf_pkt_len(m);
-		const struct pcr_rate *cr;
+		uint32_t len = rte_pktmbuf_pkt_len(m);
 		enum pcr_stamp_result r;
 		struct pcr_flow *f;
-		unsigned int nl = 0;
-		uint64_t dep;
+		enum stage_block why;
 
 		in_st->rx_packets++;
-		in_st->rx_bytes += bytes;
+		in_st->rx_bytes += len;
 		in_st->classify[info[i].result]++;
 
 		f = pos[i] >= 0 ? &ft->flows[pos[i]] :
 				  flow_get_new(ft, eg_st, ct, &info[i].key,
-					       q->egress, now);
+					       q->egress, x.now);
 		/* classes changed since this flow was matched */
 		if (unlikely(f->class_gen != ct->gen) && f->in_use) {
 			uint16_t cls = classify_flow(ct, &info[i].key);
@@ -256,7 +744,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			/* its next departure waits for its last one, which
 			 * the old class's policies set */
 			if (cls != f->class_id &&
-			    pcr_fine_after(f->pol.last_dep, now))
+			    pcr_fine_after(f->pol.last_dep, x.now))
 				eg_st->held_for_order++;
 			f->class_id = cls;
 			f->class_gen = ct->gen;
@@ -270,60 +758,34 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		bytes += (uint32_t)c->wire_overhead;
-
-		/*
-		 * The flow's bucket and last departure give a lower bound;
-		 * class and port aggregate are placed at the first time both
-		 * have room, and every policy is charged where the packet
-		 * leaves (lib/policy/pcr_stamp.h). Beyond the horizon:
-		 * dropped here, charged to nothing, so an overload cannot
-		 * push the policies past it.
-		 */
-		cr = &rs->cls[f->class_id];
-		if (!pcr_rate_unlimited(cr))
-			pcr_stamp_level(&lv[k][nl++], rs->cls_cal[f->class_id],
-					cr, bytes);
-		if (!pcr_rate_unlimited(&rs->agg))
-			pcr_stamp_level(&lv[k][nl++], rs->agg_cal, &rs->agg,
-					bytes);
-		r = pcr_stamp(&f->pol, &rs->cls_flow[f->class_id], lv[k], nl,
-			      now, limit, cap, bytes, &dep, &undo[k], solo);
-		if (unlikely(r != PCR_STAMP_PLACED)) {
-			if (r == PCR_STAMP_BEYOND)
-				goto horizon;
-			nl = 0; /* capped: no shared policy charged */
+		/* something is held for the port: join the round */
+		if (sp->flows != 0) {
+			stage_add(lc, &x, &b, f, m,
+				  len + (uint32_t)c->wire_overhead);
+			continue;
 		}
-		n_lv[k] = (uint8_t)nl;
-		pcr_flow_q_add(f, pcr_q(rte_pktmbuf_pkt_len(m)));
-		*pcr_flow_field(m) = f;
-		/* fine -> TSC, rounded up: never earlier than the policies */
-		dep_tsc[k] = now_tsc + ((dep - now + (1u << PCR_FINE_SHIFT) - 1) >>
-					PCR_FINE_SHIFT);
-		fl[k] = f;
-		out[k++] = m;
-		continue;
-horizon:
-		eg_st->drop_horizon++;
-		rte_pktmbuf_free(m);
-	}
-	if (k != 0) {
-		sent = pcr_wheel_enqueue_burst(eg->tx->wheel, out, dep_tsc, k);
-		/* newest first: each flow ends as before its oldest refused */
-		for (i = k; i-- > sent;) {
-			pcr_stamp_refund(&fl[i]->pol, &undo[i], lv[i], n_lv[i],
-					 solo);
-			pcr_flow_q_sub(fl[i], pcr_q(rte_pktmbuf_pkt_len(out[i])));
-			eg_st->drop_inbox++;
-			rte_pktmbuf_free(out[i]);
+		r = stamp_try(&x, &b, f, m, len + (uint32_t)c->wire_overhead,
+			      x.lead, &why);
+		if (likely(r == PCR_STAMP_PLACED || r == PCR_STAMP_CAPPED)) {
+			pcr_flow_q_add(f, pcr_q(len));
+		} else if (r == PCR_STAMP_WAIT) {
+			stage_add(lc, &x, &b, f, m,
+				  len + (uint32_t)c->wire_overhead);
+		} else {
+			/* beyond the horizon: dropped here, charged to
+			 * nothing, so an overload cannot push the policies
+			 * past it */
+			eg_st->drop_horizon++;
+			rte_pktmbuf_free(m);
 		}
 	}
+	sent = batch_flush(&x, &b);
 	if (t0 != 0) {
 		/* per packet, x 16, averaged over about 8 bursts */
 		uint64_t c16 = (rte_rdtsc() - t0) * 16 / n;
 
 		lc->rx_cost16 = lc->rx_cost16 - lc->rx_cost16 / 8 + c16 / 8;
-		lc->rx_queued |= k != 0;
+		lc->rx_queued |= sent != 0;
 		lc->rx_busy |= 1u << (q - lc->rxq);
 	}
 }
@@ -723,10 +1185,20 @@ pcr_worker_main(void *arg)
 							      (lc->rx_busy >> i) & 1 ?
 								      rx_burst_size(lc) :
 								      PCR_RX_BURST);
+				/* held packets leave on time, forwarding
+				 * stopped or not */
+				stage_serve_all(lc);
 				flowtab_age(lc, rte_rdtsc());
 			} else if (!lc->rx_stopped) {
-				__atomic_store_n(&lc->rx_stopped, true,
-						 __ATOMIC_RELEASE);
+				/* what is held leaves on time first (or is
+				 * dropped, with PCR_STOP_DROP) */
+				if (st == PCR_STOP_DROP)
+					stage_drop_all(lc);
+				else
+					stage_serve_all(lc);
+				if (lc->staged_ports == 0)
+					__atomic_store_n(&lc->rx_stopped, true,
+							 __ATOMIC_RELEASE);
 			}
 		}
 		if (!(lc->roles & PCR_ROLE_TX))

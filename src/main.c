@@ -328,6 +328,26 @@ port_setup(struct pcr_app *a, uint16_t p)
 			strerror(-rc));
 }
 
+/* Per-flow staging (dataplane.c): its lead in TSC cycles, and each RX
+ * lcore's list of the others, whose published ranks it compares. */
+static void
+stage_setup(struct pcr_app *a)
+{
+	unsigned int l, o;
+
+	a->stage_lead_tsc = pcr_clock_ns_to_cycles(a->cfg.stage_lead_us * 1000);
+	RTE_LCORE_FOREACH_WORKER(l) {
+		struct pcr_lcore *lc = a->lcores[l];
+
+		if (!(lc->roles & PCR_ROLE_RX))
+			continue;
+		RTE_LCORE_FOREACH_WORKER(o) {
+			if (o != l && (a->lcores[o]->roles & PCR_ROLE_RX))
+				lc->peers[lc->n_peers++] = a->lcores[o];
+		}
+	}
+}
+
 /* Rates (RCU-published, see control.c) and the shared policies'
  * calendars (made with them). */
 static void
@@ -468,8 +488,17 @@ rx_total(void)
 static bool
 all_queues_empty(void)
 {
+	unsigned int l;
 	uint16_t p;
 
+	/* held in staging (a RX lcore's, written by it alone) */
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		struct pcr_lcore *lc = pcr_app.lcores[l];
+
+		if (lc != NULL &&
+		    __atomic_load_n(&lc->staged_ports, __ATOMIC_RELAXED) != 0)
+			return false;
+	}
 	for (p = 0; p < pcr_app.n_ports; p++) {
 		struct pcr_txport *tp = pcr_app.ports[p].tx;
 		struct pcr_wheel_stats ws;
@@ -832,6 +861,7 @@ main(int argc, char **argv)
 			      " entries: give --max-flows or more memory (-m)",
 			      l, a->cfg.max_flows);
 	}
+	stage_setup(a);
 	for (p = 0; p < n; p++)
 		port_setup(a, p);
 	link_wait(a);

@@ -80,6 +80,8 @@ static const struct opt_def opt_defs[] = {
 	  "re-measure the TSC (and fit NIC clocks) this often [1000]" },
 	{ "offload-horizon", K_U64, OFF(offload_horizon_us), 0, 1000000, "US",
 	  "hand packets to a NIC with send-on-timestamp this far ahead of departure, 0 = off [0]" },
+	{ "stage-lead", K_U64, OFF(stage_lead_us), 0, 100000, "US",
+	  "under a backlog, hold each flow's packets and stamp the next one, round robin by bytes among flows (as fq), this long before it can leave; at least --offload-horizon; 0 = stamp every packet on arrival (first come, first served) [500]" },
 	{ "nic-clock-bits", K_U64, OFF(nic_clock_bits), 1, 64, "N",
 	  "width of the NIC clock counter rte_eth_read_clock() reads [64]" },
 };
@@ -111,6 +113,7 @@ pcr_options_defaults(struct pcr_config *c)
 	c->tsc_measure = true;
 	c->clock_period_ms = PCR_CLOCK_PERIOD_MS_DEFAULT;
 	c->nic_clock_bits = 64;
+	c->stage_lead_us = PCR_STAGE_LEAD_US_DEFAULT;
 	c->max_port_named = -1;
 	snprintf(c->classes[0].name, sizeof(c->classes[0].name), "default");
 	c->classes[0].match.any = true;
@@ -610,6 +613,13 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 			if (set_value(c, d, optarg, where) != 0)
 				return -1;
 		}
+	}
+	if (c->stage_lead_us != 0 && c->stage_lead_us < c->offload_horizon_us) {
+		fprintf(stderr,
+			"pacer: stage-lead %" PRIu64 " us is shorter than offload-horizon %" PRIu64
+			" us: a packet stamped that close to its time reaches the NIC late (raise stage-lead, or 0 for no staging)\n",
+			c->stage_lead_us, c->offload_horizon_us);
+		return -1;
 	}
 	return 0;
 }

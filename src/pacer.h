@@ -105,6 +105,7 @@ struct pcr_config {
 	bool tsc_measure;        /**< pace with the measured frequency */
 	uint64_t clock_period_ms; /**< TSC re-measure / NIC fit period */
 	uint64_t offload_horizon_us; /**< send-on-timestamp lead, 0 = off */
+	uint64_t stage_lead_us;  /**< staging lead H, 0 = stamp on arrival */
 	uint64_t nic_clock_bits; /**< NIC clock counter width */
 	/** classes[0] is "default"; the others in file (match) order. A
 	 *  class's index is its id for good: `del class` marks it deleted,
@@ -263,6 +264,13 @@ struct pcr_lstats {
 	uint64_t flows_new;
 	uint64_t flows_aged;
 	uint64_t flow_table_full;
+	/* per-flow staging (dataplane.c), for the egress port */
+	uint64_t staged;         /**< packets held in staging now */
+	uint64_t staged_total;   /**< packets that went through staging */
+	uint64_t stage_stalls;   /**< passes that found staging unserved
+				  *   for longer than the lead */
+	uint64_t stage_stall_tsc; /**< the time beyond the lead they found */
+	uint64_t drop_shutdown;  /**< staged, dropped at shutdown */
 } __rte_cache_aligned;
 
 /** Per egress port, per class counters (TX lcore). */
@@ -348,14 +356,68 @@ struct pcr_rxq {
 };
 
 /** Flow table of one RX lcore. */
+/*
+ * Per-flow staging (dataplane.c, "Per-flow staging"): under a backlog, a
+ * flow's packets wait here, in the RX lcore that owns the flow, and are
+ * stamped a lead before they can leave, round robin among the flows.
+ * Everything here belongs to that lcore, the published rank aside.
+ */
+#define PCR_STAGE_NONE UINT32_MAX
+/** --stage-lead's default, us: covers two RX polls of a busy lcore and
+ *  the TX loop's lateness on a shared core, and keeps the tiniest flows'
+ *  wait short (issue 18's simulation: p99 slowdown 5.6 at 0.5 ms). */
+#define PCR_STAGE_LEAD_US_DEFAULT 500
+/** Bytes a staged flow stamps per turn: one 1500-byte MTU frame with its
+ *  Ethernet header (fq's default is two): with full-size frames the turns
+ *  are frame by frame, the round robin the isolation tests compare with,
+ *  and a short flow waits one frame per other flow, not two. */
+#define PCR_STAGE_QUANTUM 1514
+
+/** A flow's staging queue: its mbufs linked through the departure
+ *  dynfield (unused until the packet is stamped). */
+struct pcr_stage_flow {
+	struct rte_mbuf *head, *tail;
+	uint32_t next;     /**< next flow on its class's round */
+	int32_t deficit;   /**< bytes it may still stamp this turn */
+	uint16_t cls;      /**< the class round it is on */
+};
+
+/** The flows of one class staged for one egress port, in round order. */
+struct pcr_stage_class {
+	uint32_t head, tail; /**< flow indexes, PCR_STAGE_NONE: empty */
+	uint64_t bytes;      /**< wire bytes staged */
+};
+
+/** One egress port's staging on one RX lcore. */
+struct pcr_stage_port {
+	uint64_t active;     /**< bit per class with staged flows */
+	unsigned int next_cls; /**< the class whose turn is next */
+	uint32_t flows;      /**< flows staged */
+	uint64_t bytes;      /**< wire bytes staged */
+	uint64_t vt;         /**< virtual time: bytes stamped per staged flow,
+			      *   x 256 (the rank other lcores compare) */
+	uint64_t last_tsc;   /**< last pass (staging non-empty) */
+	struct pcr_stage_class cls[PCR_MAX_CLASSES];
+};
+
+/** What a RX lcore publishes about one egress port's staging, for the
+ *  other RX lcores (atomic words; written by the owner only). */
+struct pcr_stage_pub {
+	uint64_t vt;  /**< its virtual time; UINT64_MAX: not competing */
+	uint64_t tsc; /**< when it last published */
+};
+
 struct pcr_flowtab {
 	struct rte_hash *h;
 	struct pcr_flow *flows;  /**< indexed by rte_hash key position */
 	struct pcr_flow overflow[PCR_MAX_CLASSES]; /**< table full */
+	/** staging, per flow: [entries] for flows[], then one per overflow */
+	struct pcr_stage_flow *stage;
 	uint32_t entries;
 	uint32_t iter;           /**< ageing position */
 	uint32_t age_batch;      /**< entries looked at per ageing pass */
 	uint64_t next_age_tsc;
+	struct pcr_stage_port *sport; /**< [n_ports], by egress port */
 };
 
 enum pcr_role { PCR_ROLE_NONE = 0, PCR_ROLE_RX = 1, PCR_ROLE_TX = 2 };
@@ -373,6 +435,12 @@ struct pcr_lcore {
 	uint64_t rx_cost16;
 	bool rx_queued;          /**< RX queued packets since TX last ran */
 	uint32_t rx_busy;        /**< bit per rxq[]: its last poll had packets */
+	/* staging: the other RX lcores (their published ranks) */
+	struct pcr_lcore *peers[RTE_MAX_LCORE];
+	unsigned int n_peers;
+	uint32_t staged_ports;   /**< bit per egress port it holds packets for */
+	/* read by the other RX lcores: one line per port's word pair */
+	struct pcr_stage_pub pub[PCR_MAX_PORTS] __rte_cache_aligned;
 	/* control handshake */
 	uint32_t sync_seen;
 	uint32_t sync_ack;
@@ -414,6 +482,7 @@ struct pcr_app {
 	uint32_t state;          /**< enum pcr_state, atomic */
 	uint32_t sync_req;       /**< snapshot handshake */
 	uint32_t sync_rel;
+	uint64_t stage_lead_tsc; /**< --stage-lead in TSC cycles, 0 = off */
 };
 
 extern struct pcr_app pcr_app;
@@ -520,6 +589,8 @@ struct pcr_port_snap {
 	uint64_t tx_packets, tx_bytes, tx_retry, tx_late, tx_early, tx_offloaded;
 	uint64_t held_for_order;
 	uint64_t queued, pending;
+	uint64_t staged, staged_total, stage_stalls; /**< per-flow staging */
+	uint64_t stage_stall_ns;
 	uint64_t drop_horizon, drop_flow_limit, drop_spill, drop_no_mbuf,
 		drop_tx, drop_shutdown, drop_inbox, drop_wheel_nomem,
 		drop_rx_missed, drop_link;

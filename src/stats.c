@@ -118,6 +118,12 @@ collect(struct pcr_snapshot *s)
 			ps->flows_new += ls->flows_new;
 			ps->flows_aged += ls->flows_aged;
 			ps->flow_table_full += ls->flow_table_full;
+			ps->staged += ls->staged;
+			ps->staged_total += ls->staged_total;
+			ps->stage_stalls += ls->stage_stalls;
+			ps->stage_stall_ns += pcr_clock_cycles_to_ns(
+				ls->stage_stall_tsc);
+			ps->drop_shutdown += ls->drop_shutdown;
 		}
 	}
 	for (p = 0; p < pcr_app.n_ports; p++) {
@@ -137,7 +143,7 @@ collect(struct pcr_snapshot *s)
 		struct pcr_port_snap *ps = &s->port[p];
 		unsigned int i;
 
-		ps->queued = ps->wheel.queued + ps->pending;
+		ps->queued = ps->wheel.queued + ps->pending + ps->staged;
 		for (i = 0; i < RTE_DIM(drop_names); i++)
 			ps->dropped += drop_value(ps, i);
 	}
@@ -499,7 +505,11 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 		for (i = 0; i < ps->wheel.levels; i++)
 			fprintf(f, "%s%" PRIu64, i ? "," : "",
 				ps->wheel.level_occupancy[i]);
-		fprintf(f, "]},\"pending\":%" PRIu64 ",\"classes\":[", ps->pending);
+		fprintf(f, "]},\"pending\":%" PRIu64 ",\"staged\":%" PRIu64
+			",\"staged_total\":%" PRIu64 ",\"stage_stalls\":%" PRIu64
+			",\"stage_stall_ns\":%" PRIu64 ",\"classes\":[",
+			ps->pending, ps->staged, ps->staged_total,
+			ps->stage_stalls, ps->stage_stall_ns);
 		for (i = 0, sep = ""; i < c->n_classes; i++) {
 			if (c->classes[i].deleted)
 				continue;

@@ -174,6 +174,8 @@ struct pcr_cal_level {
 	uint64_t cost;   /**< the packet at the level's rate, fine units */
 	uint64_t credit; /**< the level's burst, fine units (<= cal->back) */
 	uint64_t at;     /**< out: the bucket (absolute) it was charged in */
+	bool full;       /**< out, when pcr_cal_place() fails: this level
+			  *   had no room by the limit (the others may) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -477,7 +479,8 @@ pcr_cal_round_(uint64_t t)
  * @param one_writer  the calling lcore is the only one that places
  *   packets in these calendars: plain stores
  * @return true, or false if no departure fits by @p limit or within any
- *   level's reach (nothing charged).
+ *   level's reach (nothing charged; lv[i].full marks the level that
+ *   moved the search past the limit: the one that is full there).
  */
 static inline bool
 pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
@@ -485,7 +488,7 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 {
 	uint64_t t = pcr_cal_round_(lo);
 	uint64_t stop[PCR_CAL_LEVELS_MAX];
-	unsigned int i, j, moved, tries = 0;
+	unsigned int i, j, moved, tries = 0, last = n - 1;
 
 	for (i = 0; i < n; i++) {
 		struct pcr_cal *c = lv[i].cal;
@@ -505,14 +508,17 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 						   now - lv[i].credit,
 						   lv[i].cost, stop[i], &pos,
 						   &lv[i].at))
-					return false;
+					goto full;
 				if ((int64_t)(pos - t) > 0) {
 					t = pcr_cal_round_(pos);
 					moved = 1;
+					last = i;
 				}
 			}
-			if ((int64_t)(t - limit) > 0)
-				return false;
+			if ((int64_t)(t - limit) > 0) {
+				i = last;
+				goto full;
+			}
 		} while (moved && n > 1);
 		/* every level was found at this t in the last round (with one
 		 * level, t moved to its own position: the same bucket) */
@@ -531,8 +537,12 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 			pcr_cal_give_(lv[j].cal, lv[j].at, lv[j].cost,
 				      one_writer);
 		if (one_writer || ++tries == PCR_CAL_TRIES)
-			return false;
+			goto full;
 	}
+full:
+	for (j = 0; j < n; j++)
+		lv[j].full = j == i;
+	return false;
 }
 
 /**

@@ -58,6 +58,9 @@ enum pcr_stamp_result {
 	PCR_STAMP_BEYOND,     /**< no departure by the limit: nothing charged */
 	PCR_STAMP_CAPPED,     /**< (cap) departs at the limit, levels not
 			       *   charged: the horizon-cap trade */
+	PCR_STAMP_WAIT,       /**< (pcr_stamp_lead()) a shared level has no
+			       *   room by the lead: nothing charged, the
+			       *   caller holds the packet and asks again */
 };
 
 /**
@@ -74,28 +77,46 @@ pcr_stamp_level(struct pcr_cal_level *lv, struct pcr_cal *cal,
 }
 
 /**
- * Stamp one packet of @p bytes (wire bytes, as the rates count them).
+ * Stamp one packet of @p bytes (wire bytes, as the rates count them), or
+ * tell the caller to hold it: the staging rule (src/dataplane.c, "Per-flow
+ * staging"). With @p lead 0 the packet is stamped at the first time every
+ * policy allows, however far ahead (up to @p limit): under a backlog that
+ * is behind every packet stamped before it, first come first served. With
+ * a lead (and shared levels), it is stamped only if it can leave within
+ * @p lead of now: otherwise PCR_STAMP_WAIT, nothing is charged, and
+ * *@p dep is the flow's own bound (past now: the flow's own rate or order
+ * made it wait, not only the shared levels), so the room the shared
+ * levels free as time passes goes to whichever held flow the caller
+ * chooses next. A packet its own flow's rate holds back beyond the lead
+ * waits too, rather than being placed ahead: a placement later than a
+ * bucket's filled position leaves the time before it unused by anyone
+ * (measured: 100 flows of 1 mbit/s under a 20 mbit/s aggregate got 19.6
+ * of it when their packets were placed at their own bounds).
  * @param f      the packet's flow (updated when placed or capped)
  * @param fr     the flow's rate (unlimited: no flow bound)
  * @param lv     the shared levels, pcr_stamp_level() filled; lv[i].at
- *               says where each was charged (pcr_cal_refund())
+ *               says where each was charged (pcr_cal_refund()), and after
+ *               PCR_STAMP_WAIT lv[i].full which level had no room
  * @param n      how many
  * @param now    fine time now
  * @param limit  the latest departure accepted
  * @param cap    past @p limit: depart at it uncharged (true) or refuse
+ * @param lead   fine units ahead of @p now a packet may be stamped while
+ *               a shared level makes it wait; 0: no waiting
  * @param dep    out: the departure, fine time
  * @param undo   out: what the flow was charged
  * @param one_writer  the caller is the only lcore placing into these
  *               calendars (pcr_cal_place())
  */
 static inline enum pcr_stamp_result
-pcr_stamp(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
-	  struct pcr_cal_level *lv, unsigned int n, uint64_t now,
-	  uint64_t limit, bool cap, uint32_t bytes, uint64_t *dep,
-	  struct pcr_stamp_undo *undo, bool one_writer)
+pcr_stamp_lead(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
+	       struct pcr_cal_level *lv, unsigned int n, uint64_t now,
+	       uint64_t limit, bool cap, uint64_t lead, uint32_t bytes,
+	       uint64_t *dep, struct pcr_stamp_undo *undo, bool one_writer)
 {
 	enum pcr_stamp_result res = PCR_STAMP_PLACED;
-	uint64_t lo = now, c = 0;
+	uint64_t lo = now, c = 0, by = limit;
+	bool wait = false;
 
 	if (!pcr_rate_unlimited(fr)) {
 		c = pcr_rate_cost(fr, bytes);
@@ -103,8 +124,25 @@ pcr_stamp(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 	}
 	if (pcr_fine_after(f->last_dep, lo))
 		lo = f->last_dep;
+	if (lead != 0 && n != 0 && !pcr_fine_after(lo, limit)) {
+		by = now + lead;
+		if (pcr_fine_after(by, limit)) {
+			by = limit; /* the lead reaches the horizon */
+		} else {
+			wait = true;
+			/* its own rate or order holds it beyond the lead */
+			if (pcr_fine_after(lo, by)) {
+				*dep = lo;
+				return PCR_STAMP_WAIT;
+			}
+		}
+	}
 	if (pcr_fine_after(lo, limit) ||
-	    (n != 0 && !pcr_cal_place(lv, n, now, lo, limit, &lo, one_writer))) {
+	    (n != 0 && !pcr_cal_place(lv, n, now, lo, by, &lo, one_writer))) {
+		if (wait) {
+			*dep = lo;
+			return PCR_STAMP_WAIT;
+		}
 		if (!cap)
 			return PCR_STAMP_BEYOND;
 		lo = pcr_fine_max(lo, limit);
@@ -117,6 +155,18 @@ pcr_stamp(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 		f->empty = pcr_policy_after(f->empty, lo, c, fr->burst);
 	*dep = lo;
 	return res;
+}
+
+/** pcr_stamp_lead() without a lead: every packet is stamped (or refused
+ *  beyond @p limit) on the spot. */
+static inline enum pcr_stamp_result
+pcr_stamp(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
+	  struct pcr_cal_level *lv, unsigned int n, uint64_t now,
+	  uint64_t limit, bool cap, uint32_t bytes, uint64_t *dep,
+	  struct pcr_stamp_undo *undo, bool one_writer)
+{
+	return pcr_stamp_lead(f, fr, lv, n, now, limit, cap, 0, bytes, dep,
+			      undo, one_writer);
 }
 
 /**

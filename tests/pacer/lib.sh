@@ -142,11 +142,21 @@ source "$top/tools/clock.sh"
 # first-to-last rate puts all of a late last frame into the figure (1 ms
 # in 1 s is 0.1 %); this one does not, and still moves with any real rate
 # error. What it leaves out must be bounded: ls_check does.
+# STALL_NS (0): time the link idled because pacer's staging went unserved
+# beyond its lead (STATS stage_stall_ns, measured by pacer): such a stall
+# moves the schedule itself (what is stamped after it leaves later), so
+# after a first fit, each gap longer than the fit's spacing by more than
+# 50 us where the frames after it stay behind those before it (the lowest
+# residual of the 32 after against the 32 before: a frame merely sent late
+# is followed by frames on time again) is closed by that step, up to
+# STALL_NS in all, before the fit that counts; prints the time closed as a
+# fourth figure.
 ls_rate() {
-    python3 - "$1" "${2:-1}" <<'PY'
+    python3 - "$1" "${2:-1}" "${3:-0}" <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 scale = float(sys.argv[2])
+stall = float(sys.argv[3])
 magic = struct.unpack("<I", b[:4])[0]
 e = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
 mul = 1 if struct.unpack(e + "I", b[:4])[0] == 0xa1b23c4d else 1000
@@ -158,14 +168,37 @@ while off + 16 <= len(b):
     sent += orig
     off += 16 + incl
 ys = [ys[0] + (y - ys[0]) * scale for y in ys]
-keep = list(range(len(xs)))
-for _ in range(4):
-    n = len(keep)
-    mx = sum(xs[i] for i in keep) / n
-    my = sum(ys[i] for i in keep) / n
-    slope = sum((xs[i] - mx) * (ys[i] - my) for i in keep) / sum((xs[i] - mx) ** 2 for i in keep)
-    keep = [i for i in range(len(xs)) if ys[i] - (my + slope * (xs[i] - mx)) < 50000]
-print("%.1f %d %d" % (8e9 / slope, len(xs) - len(keep), len(xs)))
+def fit(ys):
+    keep = list(range(len(xs)))
+    for _ in range(4):
+        n = len(keep)
+        mx = sum(xs[i] for i in keep) / n
+        my = sum(ys[i] for i in keep) / n
+        slope = sum((xs[i] - mx) * (ys[i] - my) for i in keep) / sum((xs[i] - mx) ** 2 for i in keep)
+        keep = [i for i in range(len(xs)) if ys[i] - (my + slope * (xs[i] - mx)) < 50000]
+    return slope, my - slope * mx, keep
+slope, icpt, keep = fit(ys)
+closed = 0.0
+if stall > 0:
+    # A late frame (the TX lcore lost its CPU) is followed by frames back on
+    # the schedule; a stall of the staging moves the schedule itself: the
+    # lowest residual after the gap (frames on time) stays above the lowest
+    # before it. Only such steps are closed.
+    W = 32
+    res = [ys[i] - (icpt + slope * xs[i]) for i in range(len(xs))]
+    for i in range(1, len(xs)):
+        if closed >= stall or ys[i] - ys[i - 1] - slope * (xs[i] - xs[i - 1]) <= 50000:
+            continue
+        step = min(res[i:i + W]) - min(res[max(0, i - W):i])
+        step = min(step, stall - closed)
+        if step <= 0:
+            continue
+        closed += step
+        for j in range(i, len(xs)):
+            ys[j] -= step
+            res[j] -= step
+    slope, icpt, keep = fit(ys)
+print("%.1f %d %d %.0f" % (8e9 / slope, len(xs) - len(keep), len(xs), closed))
 PY
 }
 
@@ -180,22 +213,33 @@ PY
 # so a frame 50 us behind it left at least ~50 us after its departure
 # time, and pacer's own clock saw that; a frame left out that pacer did
 # not count late was sent late by the schedule itself, which the fit would
-# otherwise hide. Sets ls_bps, ls_out, ls_n, ls_allowed; prints what it
-# allowed.
+# otherwise hide. The link's idle time pacer measured as its staging's
+# stalls (STATS stage_stall_ns: its RX lcore lost the CPU for longer than
+# the lead) is closed first (ls_rate STALL_NS), and a frame per stall it
+# counted (stage_stalls: the frame at the step) is allowed beside the late
+# ones. Sets ls_bps, ls_out, ls_n, ls_allowed; prints what it allowed.
 ls_check() {
     local what=$1 r
-    r=$(ls_rate "$2" "${3:-$(pcap_scale "$4")}") || fail "$what: ls_rate $2 failed"
-    read -r ls_bps ls_out ls_n <<<"$r"
-    r=$(python3 - "$what" "$4" "$5" "${8:-0}" "$ls_bps" "$ls_out" "$ls_n" "$6" "$7" <<'PY'
+    local stall
+    stall=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ports"][int(sys.argv[2])].get("stage_stall_ns", 0))' "$4" "$5")
+    r=$(ls_rate "$2" "${3:-$(pcap_scale "$4")}" "$stall") || fail "$what: ls_rate $2 failed"
+    read -r ls_bps ls_out ls_n ls_closed <<<"$r"
+    r=$(python3 - "$what" "$4" "$5" "${8:-0}" "$ls_bps" "$ls_out" "$ls_n" "$6" "$7" "$ls_closed" "$stall" <<'PY'
 import json, sys
 what, st, port, extra = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 bps, out, n = float(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
 want, frac = float(sys.argv[8]), float(sys.argv[9])
-allowed = json.load(open(st))["ports"][port]["late"] + extra
+closed, stall = float(sys.argv[10]), float(sys.argv[11])
+ps = json.load(open(st))["ports"][port]
+stalls = ps.get("stage_stalls", 0)
+allowed = ps["late"] + stalls + extra
 print(allowed)
 print("ls_rate: %s: %.1f bit/s (want %g +- %g %%); left out %d of %d frames (> 50 us "
-      "behind the fit), allowed %d (pacer's late count on port %d%s)"
-      % (what, bps, want, frac * 100, out, n, allowed, port, " + %d" % extra if extra else ""))
+      "behind the fit), allowed %d (pacer's late count on port %d%s%s)%s"
+      % (what, bps, want, frac * 100, out, n, allowed, port,
+         " + %d stalls" % stalls if stalls else "", " + %d" % extra if extra else "",
+         "; closed %.2f ms of gaps, pacer's staging unserved %.2f ms beyond its lead"
+         % (closed / 1e6, stall / 1e6) if stall else ""))
 bad = []
 if out > allowed:
     bad.append("ls_rate left out %d of %d frames, more than the %d allowed" % (out, n, allowed))
@@ -305,6 +349,38 @@ PY
 rate_within() {
     python3 -c "import sys; r, w, f = map(float, sys.argv[1:4]); sys.exit(0 if abs(r - w) <= f * w else 1)" "$1" "$2" "$3" ||
         fail "$4: $1 bit/s, not $2 +- $3"
+}
+
+# same_flow_frames A.pcap B.pcap: the two captures hold the same frames,
+# byte for byte (timestamps aside), and each flow's frames that carry
+# pacer-pcapgen's marker (by 5-tuple and flow index: windows.py
+# parse_frame; a malformed frame has none, and pacer may see it as a flow
+# of its own) in the same order; the order between flows is pacer's to choose (its
+# staging takes turns among flows under a backlog).
+same_flow_frames() {
+    python3 - "$here" "$1" "$2" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from windows import parse_frame, read_pcap
+a = [f[2] for f in read_pcap(sys.argv[2])]
+b = [f[2] for f in read_pcap(sys.argv[3])]
+def flows(fr):
+    out = {}
+    for x in fr:
+        h = parse_frame(x)
+        if h is not None and h[5] is not None:
+            out.setdefault(h[:5] + ((h[5] or (None,))[0],), []).append(x)
+    return out
+if sorted(a) != sorted(b):
+    print("%s: %d frames, %s: %d: not the same frames" % (
+        sys.argv[2], len(a), sys.argv[3], len(b)))
+    sys.exit(1)
+fa, fb = flows(a), flows(b)
+bad = [k for k in fa if fa[k] != fb.get(k)]
+if bad:
+    print("%d flow(s) out of order, the first %s" % (len(bad), bad[0][:5]))
+    sys.exit(1)
+PY
 }
 
 # same_frames A.pcap B.pcap: the two captures hold the same frames, byte for

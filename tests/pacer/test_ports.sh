@@ -40,7 +40,7 @@ for lcores in 0,1 0,1,2; do
     for pair in "a 1 20e6" "b 0 10e6"; do
         set -- $pair
         ls_check "-l $lcores: port $2" "$out/$2.pcap" "" "$out/s.json" "$2" "$3" 0.01
-        same_frames "$tmp/$1.pcap" "$out/$2.pcap" || fail "-l $lcores: $1 -> port $2: frames differ"
+        same_flow_frames "$tmp/$1.pcap" "$out/$2.pcap" || fail "-l $lcores: $1 -> port $2: frames differ (or a flow out of order)"
     done
     echo "ok: -l $lcores: 2500 frames 0->1 at 20 mbit/s, 700 frames 1->0 at 10 mbit/s"
 done
