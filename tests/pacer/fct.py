@@ -9,7 +9,7 @@
 # rate.
 #
 #   fct.py --stats STATS.json --rate RATE --lead-us H [--time-scale F]
-#          [--shorts N:FACTOR] [--equal] IN.pcap OUT.pcap
+#          [--shorts N:FACTOR] [--equal] [--allow-stalls] IN.pcap OUT.pcap
 #
 # Arrivals are IN's timestamps, relative to its first frame (pacer reads
 # the capture at least that fast: net_pcap does not pace it); departures
@@ -23,7 +23,9 @@
 # The allowance A = L + H: L the largest departure error pacer measured on
 # the port (STATS ports[0].departure_error_ns.max), H the staging lead
 # (a packet is stamped up to H before it leaves, so the choice of flow is
-# made that early). Checks:
+# made that early); with --allow-stalls also the time pacer's staging
+# went unserved beyond H (STATS stage_stall_ns: RX lcores without a CPU of
+# their own). Checks:
 #   --shorts N:FACTOR  flows of at most N frames: mean and p99 completion
 #                      time each <= FACTOR x the round robin's + A;
 #   --equal            every flow within one quantum (two 1514-byte frames
@@ -119,6 +121,8 @@ def main():
     ap.add_argument("--time-scale", type=float)
     ap.add_argument("--shorts", help="N:FACTOR")
     ap.add_argument("--equal", action="store_true")
+    ap.add_argument("--allow-stalls", action="store_true",
+                    help="add STATS stage_stall_ns to the allowance")
     ap.add_argument("--title", default="")
     a = ap.parse_args()
     try:
@@ -148,7 +152,7 @@ def main():
         fails.append("the output does not hold every input frame")
         print("FAIL: %s" % fails[0], file=sys.stderr)
         return 1
-    allow = late + a.lead_us * 1000
+    allow = late + a.lead_us * 1000 + (stall if a.allow_stalls else 0)
     rr = simulate(ins, bps, overhead, True)
     fifo = simulate(ins, bps, overhead, False)
     ct = {k: outs[k][-1][0] - ins[k][0][0] for k in ins}
@@ -158,9 +162,9 @@ def main():
         seqs = [m[1] for _, _, m in outs[k] if m is not None]
         if seqs != sorted(seqs) or len(set(seqs)) != len(seqs):
             fails.append("flow %s out of order" % (k[3],))
-    print("%s: %d flows, %d frames at %s; L %.1f us, H %.0f us, allowance %.1f us"
-          % (a.title, len(ins), len(fin), a.rate, late / 1e3, a.lead_us,
-             allow / 1e3))
+    print("%s: %d flows, %d frames at %s; L %.1f us, H %.0f us, staging stalls %.1f us, "
+          "allowance %.1f us" % (a.title, len(ins), len(fin), a.rate, late / 1e3,
+                                 a.lead_us, stall / 1e3, allow / 1e3))
     if a.shorts:
         n, factor = a.shorts.split(":")
         n, factor = int(n), float(factor)
