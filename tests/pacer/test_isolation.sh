@@ -27,7 +27,11 @@
 #      cannot tell coordinated lcores from uncoordinated ones (that needs
 #      a core per lcore); it still fails first come first served, and
 #      every frame, order, the link's idle time and conservation hold.
-# Every run: conserved, every frame sent, no mbuf left, staging used.
+#   5. a 300 ms stall (SIGSTOP) is counted and the link idles instead of
+#      bursting afterwards;
+#   6. a second signal drops what staging holds (counted shutdown), a
+#      first one lets it leave on time.
+# Every run: conserved (no mbuf left), every frame sent or counted.
 source "$(dirname "$0")/lib.sh"
 
 judge=$here/fct.py
@@ -139,6 +143,87 @@ else
         --time-scale "$(pcap_scale "$tmp/iso4.json")" --rate 100mbit --lead-us 500 \
         --allow-stalls --shorts 30:1.5 "$tmp/in4.pcap" "$tmp/iso4.out.pcap" ||
         note "4: short flows not isolated across two RX lcores (fct.py)"
+fi
+
+# 5. a stall: pacer stopped (SIGSTOP) for 300 ms in the middle of a
+# 20 mbit/s backlog of one flow. Its staging goes unserved: counted
+# (stage_stalls, stage_stall_ns >= 299 ms: the stop less H), and the link
+# idles rather than bursting when it comes back: the 10 ms after the gap
+# carry at most R/8 x (10 ms + H) + burst + one bucket + two frames (what
+# was stamped before the stop leaves late, at once: at most H of it). Under
+# first come first served (stamped on arrival) the ~500 frames due during
+# the stop would leave at once.
+"$gen" -o "$tmp/st.pcap" --flows 1 --count 2000 --size 1514 2>/dev/null
+prefix="pcr-isolation-$$-stall"
+rc=0
+"$pacer" $(eal "net_pcap0,rx_pcap=$tmp/st.pcap,tx_pcap=$tmp/st.out.pcap") -- \
+    --rate 20mbit --mbufs 8192 --max-flows 64 --exit-on-idle 300 \
+    --stats-json "$tmp/st.json" >"$tmp/st.out" 2>"$tmp/st.err" &
+pid=$!
+if wait_started "$tmp/st.out" "$pid"; then
+    sleep 0.3
+    kill -STOP "$pid"
+    sleep 0.3
+    kill -CONT "$pid"
+fi
+wait "$pid" || rc=$?
+if [ "$rc" -ne 0 ]; then
+    note "5: pacer exited $rc: $(cat "$tmp/st.err")"
+else
+    conserved "$tmp/st.json" || note "5: not conserved"
+    expect "$tmp/st.json" 'd["ports"][0]["tx_packets"] == 2000' \
+        'd["ports"][0]["stage_stalls"] >= 1' \
+        'd["ports"][0]["stage_stall_ns"] >= 299000000' || note "5: stall not counted"
+    python3 - "$here" "$tmp/st.out.pcap" "$tmp/st.json" "$(pcap_scale "$tmp/st.json")" <<'PY' ||
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from windows import read_pcap
+f = read_pcap(sys.argv[2])
+st = json.load(open(sys.argv[3]))
+scale = float(sys.argv[4])
+t0 = f[0][0]
+t = [t0 + (x[0] - t0) * scale for x in f]
+gi = max(range(1, len(t)), key=lambda i: t[i] - t[i - 1])
+gap = t[gi] - t[gi - 1]
+rate, lead, w = 20e6, 500e3, 10e6
+burst = st.get("burst", 1514)
+bound = rate / 8 * (w + lead) / 1e9 + burst + st["ports"][0]["bucket_bytes"] + 2 * 1514
+after = sum(x[1] for x, ti in zip(f, t) if t[gi] <= ti < t[gi] + w)
+print("5: stall: gap %.1f ms in the capture, pacer counted %.1f ms beyond its lead; "
+      "the 10 ms after it carry %d bytes (bound %d)"
+      % (gap / 1e6, st["ports"][0]["stage_stall_ns"] / 1e6, after, bound))
+sys.exit(0 if gap >= 290e6 and after <= bound else 1)
+PY
+        note "5: the link burst after the stall, or did not idle"
+fi
+
+# 6. shutdown drops what staging holds: 1000 frames at 20 mbit/s (0.6 s)
+# held, two SIGINTs 0.3 s apart (drain, then drop; pacer takes two within
+# 200 ms as one). The wheel holds only the lead's worth (H, a frame or two
+# at this rate): more than 10 dropped means staging's were.
+prefix="pcr-isolation-$$-drop"
+rc=0
+"$gen" -o "$tmp/dr.pcap" --flows 4 --count 1000 --size 1514 2>/dev/null
+"$pacer" $(eal "net_pcap0,rx_pcap=$tmp/dr.pcap,tx_pcap=$tmp/dr.out.pcap") -- \
+    --rate 20mbit --mbufs 8192 --max-flows 64 --exit-on-idle 3000 \
+    --stats-json "$tmp/dr.json" >"$tmp/dr.out" 2>"$tmp/dr.err" &
+pid=$!
+if wait_started "$tmp/dr.out" "$pid"; then
+    sleep 0.1
+    kill -INT "$pid"
+    sleep 0.3
+    kill -INT "$pid"
+fi
+wait "$pid" || rc=$?
+if [ "$rc" -ne 0 ]; then
+    note "6: pacer exited $rc: $(cat "$tmp/dr.err")"
+else
+    conserved "$tmp/dr.json" || note "6: not conserved"
+    expect "$tmp/dr.json" 'd["ports"][0]["rx_packets"] == 1000' \
+        'd["ports"][0]["queued"] == 0' 'd["ports"][0]["staged"] == 0' \
+        'd["ports"][0]["dropped"]["shutdown"] > 10' \
+        'd["ports"][0]["tx_packets"] + d["ports"][0]["dropped"]["shutdown"] == 1000' ||
+        note "6: staged packets not dropped at shutdown"
 fi
 
 if [ ${#failed[@]} -ne 0 ]; then

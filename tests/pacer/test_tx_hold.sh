@@ -32,11 +32,13 @@ echo "ok: 20 sent, $(python3 -c "import json; print(json.load(open('$tmp/t.json'
 # paced at 100 mbit/s: every one is sent (the rest of each burst waits and
 # is retried, tx_retry counting each refusal), none dropped, each flow's
 # frames in their order (pacer-pcapgen sequence numbers; with one aggregate
-# policy the whole capture is the input, in order), the pool whole.
+# policy and every packet stamped on arrival, --stage-lead 0, the whole
+# capture is the input, in order: the flows do not take turns), the pool
+# whole.
 "$gen" -o "$tmp/in8.pcap" --flows 8 --count 3000 --size 200 2>/dev/null
 export PACER_TEST_TX_SHARE=50
 run_pacer s $(eal "net_pcap0,rx_pcap=$tmp/in8.pcap,tx_pcap=$tmp/out8.pcap") \
-    -- --rate 100mbit --exit-on-idle 300 --mbufs 8192 --max-flows 64
+    -- --rate 100mbit --stage-lead 0 --exit-on-idle 300 --mbufs 8192 --max-flows 64
 unset PACER_TEST_TX_SHARE
 [ "$rc" -eq 0 ] || fail "share: pacer exited $rc: $(cat "$tmp/s.err")"
 grep -q "test hook: accepts 50 % of each burst" "$tmp/s.err" || fail "share hook not active: $(cat "$tmp/s.err")"
@@ -46,7 +48,7 @@ expect "$tmp/s.json" 'd["ports"][0]["tx_packets"] == 3000' \
     'd["ports"][0]["dropped_total"] == 0'
 "$stat" --json "$tmp/out8.pcap" >"$tmp/s8.json"
 expect "$tmp/s8.json" 'd["packets"] == 3000' 'd["seq_errors"] == 0'
-# one aggregate policy: departures rise in arrival order, so the whole
-# capture keeps the input's order, not only each flow's
+# one aggregate policy, stamped on arrival: departures rise in arrival
+# order, so the whole capture keeps the input's order, not only each flow's
 same_frames "$tmp/in8.pcap" "$tmp/out8.pcap" || fail "share: output is not the input, in order"
 echo "ok: half of each burst taken: 3000 of 3000 sent in input order, $(python3 -c "import json; print(json.load(open('$tmp/s.json'))['ports'][0]['tx_retry'])") retries, none dropped"
