@@ -146,11 +146,11 @@ source "$top/tools/clock.sh"
 # beyond its lead (STATS stage_stall_ns, measured by pacer): such a stall
 # moves the schedule itself (what is stamped after it leaves later), so
 # after a first fit, each gap longer than the fit's spacing by more than
-# 50 us where the frames after it stay behind those before it (the lowest
-# residual of the 32 after against the 32 before: a frame merely sent late
-# is followed by frames on time again) is closed by that step, up to
-# STALL_NS in all, before the fit that counts; prints the time closed as a
-# fourth figure.
+# 50 us is closed by what the 32 frames after it do not catch up (a frame
+# merely sent late is followed by frames closer than the spacing until
+# they are on time again; after a stall they stay behind), up to STALL_NS
+# in all, before the fit that counts; prints the time closed as a fourth
+# figure.
 ls_rate() {
     python3 - "$1" "${2:-1}" "${3:-0}" <<'PY'
 import struct, sys
@@ -180,23 +180,26 @@ def fit(ys):
 slope, icpt, keep = fit(ys)
 closed = 0.0
 if stall > 0:
-    # A late frame (the TX lcore lost its CPU) is followed by frames back on
-    # the schedule; a stall of the staging moves the schedule itself: the
-    # lowest residual after the gap (frames on time) stays above the lowest
-    # before it. Only such steps are closed.
+    # A late frame (the TX lcore lost its CPU) is followed by frames that
+    # catch up, closer than the rate's spacing, until they are back on the
+    # schedule; a stall of the staging moves the schedule itself: what the
+    # frames after the gap do not catch up (of the next 32, each more than
+    # 10 us closer than the spacing) is the step. Only such steps are
+    # closed (frame-to-frame differences: the fit's slope hardly matters).
     W = 32
-    res = [ys[i] - (icpt + slope * xs[i]) for i in range(len(xs))]
+    sp = lambda j: ys[j] - ys[j - 1] - slope * (xs[j] - xs[j - 1])
     for i in range(1, len(xs)):
-        if closed >= stall or ys[i] - ys[i - 1] - slope * (xs[i] - xs[i - 1]) <= 50000:
+        g = sp(i)
+        if closed >= stall or g <= 50000:
             continue
-        step = min(res[i:i + W]) - min(res[max(0, i - W):i])
+        step = g + sum(d for d in (sp(j) for j in range(i + 1, min(i + 1 + W, len(xs))))
+                       if d < -10000)
         step = min(step, stall - closed)
         if step <= 0:
             continue
         closed += step
         for j in range(i, len(xs)):
             ys[j] -= step
-            res[j] -= step
     slope, icpt, keep = fit(ys)
 print("%.1f %d %d %.0f" % (8e9 / slope, len(xs) - len(keep), len(xs), closed))
 PY

@@ -73,7 +73,9 @@ echo "ok: at 8 kbit/s exactly 1 sent / 299 dropped beyond the horizon; cap 300 s
 # packets that meet the aggregate's backlog wait in per-flow staging
 # (--stage-lead), which holds at most horizon x rate (100 ms, 100 frames
 # of 1000 bytes): the others are dropped for the horizon, exactly, as
-# above: 101 to 111 leave, within the horizon of their arrival.
+# above: 101 to 111 leave, within the horizon of their arrival, plus any
+# time the staging went unserved (stage_stall_ns: what it holds leaves that
+# much later; a sanitizer build on a busy machine measured 8 ms).
 run_pacer a $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/a.pcap") -- \
     --rate 8mbit --burst 1500 --horizon 100 --exit-on-idle 300 --mbufs 4096 --max-flows 1024
 [ "$rc" -eq 0 ] || fail "pacer (aggregate) exited $rc: $(cat "$tmp/a.err")"
@@ -83,5 +85,6 @@ expect "$tmp/a.json" '101 <= d["ports"][0]["tx_packets"] <= 111' \
     'd["ports"][0]["dropped"]["horizon"] == 300 - d["ports"][0]["tx_packets"]' \
     'd["ports"][0]["dropped_total"] == d["ports"][0]["dropped"]["horizon"]'
 "$stat" --json --time-scale "$(pcap_scale "$tmp/a.json")" "$tmp/a.pcap" >"$tmp/as.json"
-expect "$tmp/as.json" 'd["duration_ns"] <= 101e6' 'd["seq_errors"] == 0'
+stall=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ports"][0]["stage_stall_ns"])' "$tmp/a.json")
+expect "$tmp/as.json" "d['duration_ns'] <= 101e6 + $stall" 'd["seq_errors"] == 0'
 echo "ok: aggregate: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ports"][0]["tx_packets"])' "$tmp/a.json") of 300 left (horizon x rate held in staging), the rest dropped for the horizon"

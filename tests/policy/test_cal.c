@@ -745,6 +745,93 @@ test_refund_exact(void **state)
 }
 
 /*
+ * pcr_stamp_lead(), the staging rule: a packet is stamped only if it can
+ * leave within the lead of now; otherwise PCR_STAMP_WAIT, nothing charged
+ * (the next flow gets the same room), *dep the flow's own bound. A flow
+ * whose own rate holds it beyond the lead waits too, and is stamped at
+ * its bound once that is within the lead. Without a shared level nothing
+ * waits.
+ */
+static void
+test_lead(void **state)
+{
+	struct level l, fl;
+	struct pcr_cal_level lv;
+	struct pcr_stamp_flow a, b, c;
+	struct pcr_stamp_undo undo;
+	struct pcr_rate none;
+	uint64_t now = fine_of_ns(20000000), lead = fine_of_ns(500000);
+	uint64_t limit = now + fine_of_ns(1000000000), dep = 0, dep_b = 0, bound = 0;
+	enum pcr_stamp_result r;
+	unsigned int placed = 0;
+
+	(void)state;
+	level_init(&l, 10000000, 1514, fine_of_ns(1000000000), true);
+	level_init(&fl, 1000000, 1514, 0, false);
+	pcr_rate_init(&none, 0, 0, TSC_HZ);
+	pcr_stamp_flow_init(&a, now);
+	pcr_stamp_flow_init(&b, now);
+	pcr_stamp_flow_init(&c, now);
+	/* flow a: a backlog; stamped while within the lead, then WAIT */
+	for (;;) {
+		pcr_stamp_level(&lv, l.cal, &l.rate, 1514);
+		r = pcr_stamp_lead(&a, &none, &lv, 1, now, limit, false, lead,
+				   1514, &dep, &undo, true);
+		if (r != PCR_STAMP_PLACED)
+			break;
+		assert_true((int64_t)(dep - (now + lead)) <= 0);
+		placed++;
+	}
+	assert_int_equal(r, PCR_STAMP_WAIT);
+	assert_true(lv.full);
+	assert_int_equal(dep, a.last_dep); /* its own bound: its last one */
+	/* one credit and the lead's worth at 10 mbit/s: 1514 B and 625 B */
+	assert_true(placed >= 1 && placed <= 3);
+	/* nothing was charged: the next flow waits for the same room, and
+	 * once time moves on by a frame, takes the room a would have */
+	pcr_stamp_level(&lv, l.cal, &l.rate, 1514);
+	assert_int_equal(pcr_stamp_lead(&b, &none, &lv, 1, now, limit, false,
+					lead, 1514, &dep_b, &undo, true),
+			 PCR_STAMP_WAIT);
+	now += pcr_rate_cost(&l.rate, 1514);
+	pcr_stamp_level(&lv, l.cal, &l.rate, 1514);
+	assert_int_equal(pcr_stamp_lead(&b, &none, &lv, 1, now, limit, false,
+					lead, 1514, &dep_b, &undo, true),
+			 PCR_STAMP_PLACED);
+	assert_true((int64_t)(dep_b - (now + lead)) <= 0);
+	/* flow c at 1 mbit/s: its second packet's bound is 12 ms ahead */
+	pcr_stamp_level(&lv, l.cal, &l.rate, 1514);
+	now += 10 * pcr_rate_cost(&l.rate, 1514); /* the level is idle again */
+	assert_int_equal(pcr_stamp_lead(&c, &fl.rate, &lv, 1, now, limit,
+					false, lead, 1514, &dep, &undo, true),
+			 PCR_STAMP_PLACED);
+	pcr_stamp_level(&lv, l.cal, &l.rate, 1514);
+	assert_int_equal(pcr_stamp_lead(&c, &fl.rate, &lv, 1, now, limit,
+					false, lead, 1514, &bound, &undo, true),
+			 PCR_STAMP_WAIT);
+	assert_true((int64_t)(bound - (now + lead)) > 0);
+	/* the same without a shared level: stamped at once, at its bound */
+	{
+		struct pcr_stamp_flow c2 = c;
+
+		assert_int_equal(pcr_stamp_lead(&c2, &fl.rate, &lv, 0, now,
+						limit, false, lead, 1514, &dep,
+						&undo, true),
+				 PCR_STAMP_PLACED);
+		assert_int_equal(dep, bound);
+	}
+	/* within the lead of its bound: stamped there */
+	now = bound - lead / 2;
+	pcr_stamp_level(&lv, l.cal, &l.rate, 1514);
+	assert_int_equal(pcr_stamp_lead(&c, &fl.rate, &lv, 1, now, limit,
+					false, lead, 1514, &dep, &undo, true),
+			 PCR_STAMP_PLACED);
+	assert_true((int64_t)(dep - bound) >= 0 &&
+		    (int64_t)(dep - bound) < (int64_t)(1u << PCR_FINE_SHIFT));
+	pcr_cal_free(l.cal);
+}
+
+/*
  * A rate changed at run time gets a calendar of its own shape, seeded
  * with what the old one reserved (pcr_cal_copy()): a backlog placed at
  * 10 mbit/s keeps its time, and the first packet placed at 100 mbit/s
@@ -805,6 +892,7 @@ main(void)
 		cmocka_unit_test(test_no_holes),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_refund_exact),
+		cmocka_unit_test(test_lead),
 		cmocka_unit_test(test_random_scenarios),
 		cmocka_unit_test(test_threads),
 	};
