@@ -268,7 +268,7 @@ stamp_ctx_init(struct stamp_ctx *x, struct pcr_port *eg,
  * @p why says who else cannot go either. PCR_STAMP_BEYOND: nothing
  * charged, not in the batch.
  */
-static inline enum pcr_stamp_result
+static __rte_always_inline enum pcr_stamp_result
 stamp_try(const struct stamp_ctx *x, struct stamp_batch *b,
 	  struct pcr_flow *f, struct rte_mbuf *m, uint32_t bytes,
 	  uint64_t lead, enum stage_block *why)

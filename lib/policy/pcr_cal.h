@@ -482,7 +482,7 @@ pcr_cal_round_(uint64_t t)
  *   level's reach (nothing charged; lv[i].full marks the level that
  *   moved the search past the limit: the one that is full there).
  */
-static inline bool
+static inline __attribute__((always_inline)) bool
 pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 	      uint64_t lo, uint64_t limit, uint64_t *dep, bool one_writer)
 {

@@ -108,7 +108,7 @@ pcr_stamp_level(struct pcr_cal_level *lv, struct pcr_cal *cal,
  * @param one_writer  the caller is the only lcore placing into these
  *               calendars (pcr_cal_place())
  */
-static inline enum pcr_stamp_result
+static inline __attribute__((always_inline)) enum pcr_stamp_result
 pcr_stamp_lead(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 	       struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 	       uint64_t limit, bool cap, uint64_t lead, uint32_t bytes,
