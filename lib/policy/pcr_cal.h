@@ -488,7 +488,7 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 {
 	uint64_t t = pcr_cal_round_(lo);
 	uint64_t stop[PCR_CAL_LEVELS_MAX];
-	unsigned int i, j, moved, tries = 0, last = n - 1;
+	unsigned int i, j, ok, tries = 0, last = n - 1;
 
 	for (i = 0; i < n; i++) {
 		struct pcr_cal *c = lv[i].cal;
@@ -497,31 +497,38 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 		if ((int64_t)(now + c->reach - limit) < 0)
 			limit = now + c->reach;
 	}
+	if ((int64_t)(t - limit) > 0) {
+		i = last;
+		goto full;
+	}
 	for (;;) {
-		/* the latest of every level's position, until none moves */
-		do {
-			moved = 0;
-			for (i = 0; i < n; i++) {
-				uint64_t pos;
+		/* the latest of every level's position: the levels in turn
+		 * until n in a row have room at t (`ok`: a level that moved t
+		 * to its own position in the same bucket has it; with one
+		 * level, t moved within its bucket or to the next, whose
+		 * charge carries as any overdraft does) */
+		for (i = 0, ok = 0; ok < n; i = i + 1 == n ? 0 : i + 1) {
+			uint64_t pos;
 
-				if (!pcr_cal_find_(lv[i].cal, t - lv[i].credit,
-						   now - lv[i].credit,
-						   lv[i].cost, stop[i], &pos,
-						   &lv[i].at))
-					goto full;
-				if ((int64_t)(pos - t) > 0) {
-					t = pcr_cal_round_(pos);
-					moved = 1;
-					last = i;
-				}
+			if (!pcr_cal_find_(lv[i].cal, t - lv[i].credit,
+					   now - lv[i].credit, lv[i].cost,
+					   stop[i], &pos, &lv[i].at))
+				goto full;
+			if ((int64_t)(pos - t) <= 0) {
+				ok++;
+				continue;
 			}
+			t = pcr_cal_round_(pos);
+			last = i;
 			if ((int64_t)(t - limit) > 0) {
 				i = last;
 				goto full;
 			}
-		} while (moved && n > 1);
-		/* every level was found at this t in the last round (with one
-		 * level, t moved to its own position: the same bucket) */
+			ok = n == 1 || pcr_cal_abs_(lv[i].cal, t) == lv[i].at ?
+				     1 :
+				     0;
+		}
+		/* every level was found with room at this t */
 		for (i = 0; i < n; i++)
 			if (!pcr_cal_charge_(&lv[i], now - lv[i].credit, t,
 					     one_writer))

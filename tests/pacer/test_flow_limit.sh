@@ -37,3 +37,26 @@ expect "$tmp/c.json" \
 windows_judge "two flows at 1 mbit/s, --flow-limit 10" "$tmp/f.json" 0 1514 \
     "$tmp/out.pcap" flow:flows:all:1mbit
 echo "ok: A: 10 sent (sequence 0-9), 22 dropped by flow_limit; B: all 10 sent, not limited by A"
+
+# The same under a port aggregate of 1 mbit/s and no flow rate: what A
+# cannot send at once waits in per-flow staging (--stage-lead), which the
+# limit covers as well: again 10 of A's kept (the first), 22 dropped, all
+# 10 of B's sent, each flow in order; the aggregate within its bound.
+run_pacer g $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/outg.pcap") \
+    -- --rate 1mbit --flow-limit 10 --exit-on-idle 300 --mbufs 4096 --max-flows 1024
+[ "$rc" -eq 0 ] || fail "aggregate: pacer exited $rc: $(cat "$tmp/g.err")"
+conserved "$tmp/g.json"
+expect "$tmp/g.json" 'd["ports"][0]["rx_packets"] == 42' \
+    'd["ports"][0]["tx_packets"] == 20' \
+    'd["ports"][0]["staged_total"] >= 10' \
+    'd["ports"][0]["dropped"]["flow_limit"] == 22' \
+    'd["ports"][0]["dropped_total"] == 22' \
+    'sorted(f["tx_packets"] for f in d["flows"]) == [10, 10]'
+python3 "$top/tests/tools/pcaptool.py" check "$tmp/outg.pcap" >"$tmp/cg.json"
+expect "$tmp/cg.json" \
+    '[p["mark"][1] for p in d["packets"] if p["sport"] == 10000] == list(range(10))' \
+    '[p["mark"][1] for p in d["packets"] if p["sport"] == 20000] == list(range(10))' ||
+    fail "aggregate: capture: not A's first 10 and all 10 of B's (see above)"
+windows_judge "aggregate 1 mbit/s, --flow-limit 10, staged" "$tmp/g.json" 0 1514 \
+    "$tmp/outg.pcap" aggregate:all:1mbit
+echo "ok: aggregate: A: 10 sent, 22 dropped by flow_limit, staging included; B: all 10 sent"
