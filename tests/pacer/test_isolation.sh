@@ -145,6 +145,35 @@ else
         note "4: short flows not isolated across two RX lcores (fct.py)"
 fi
 
+# bg_pacer NAME INPUT EXIT_IDLE ACTION: pacer at 20 mbit/s over INPUT in
+# the background; once its workers run, ACTION (a function) is given its
+# pid; then it is waited for ($rc).
+bg_pacer() {
+    local name=$1 in=$2 idle=$3 action=$4 pid
+    prefix="pcr-isolation-$$-$name"
+    rc=0
+    "$pacer" $(eal "net_pcap0,rx_pcap=$in,tx_pcap=$tmp/$name.out.pcap") -- \
+        --rate 20mbit --mbufs 8192 --max-flows 64 --exit-on-idle "$idle" \
+        --stats-json "$tmp/$name.json" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    pid=$!
+    if wait_started "$tmp/$name.out" "$pid"; then
+        "$action" "$pid"
+    fi
+    wait "$pid" || rc=$?
+}
+stall_action() {
+    sleep 0.3
+    kill -STOP "$1"
+    sleep 0.3
+    kill -CONT "$1"
+}
+drop_action() {
+    sleep 0.1
+    kill -INT "$1"
+    sleep 0.3
+    kill -INT "$1"
+}
+
 # 5. a stall: pacer stopped (SIGSTOP) for 300 ms in the middle of a
 # 20 mbit/s backlog of one flow. Its staging goes unserved: counted
 # (stage_stalls, stage_stall_ns >= 299 ms: the stop less H), and the link
@@ -154,19 +183,7 @@ fi
 # first come first served (stamped on arrival) the ~500 frames due during
 # the stop would leave at once.
 "$gen" -o "$tmp/st.pcap" --flows 1 --count 2000 --size 1514 2>/dev/null
-prefix="pcr-isolation-$$-stall"
-rc=0
-"$pacer" $(eal "net_pcap0,rx_pcap=$tmp/st.pcap,tx_pcap=$tmp/st.out.pcap") -- \
-    --rate 20mbit --mbufs 8192 --max-flows 64 --exit-on-idle 300 \
-    --stats-json "$tmp/st.json" >"$tmp/st.out" 2>"$tmp/st.err" &
-pid=$!
-if wait_started "$tmp/st.out" "$pid"; then
-    sleep 0.3
-    kill -STOP "$pid"
-    sleep 0.3
-    kill -CONT "$pid"
-fi
-wait "$pid" || rc=$?
+bg_pacer st "$tmp/st.pcap" 300 stall_action
 if [ "$rc" -ne 0 ]; then
     note "5: pacer exited $rc: $(cat "$tmp/st.err")"
 else
@@ -201,20 +218,8 @@ fi
 # held, two SIGINTs 0.3 s apart (drain, then drop; pacer takes two within
 # 200 ms as one). The wheel holds only the lead's worth (H, a frame or two
 # at this rate): more than 10 dropped means staging's were.
-prefix="pcr-isolation-$$-drop"
-rc=0
 "$gen" -o "$tmp/dr.pcap" --flows 4 --count 1000 --size 1514 2>/dev/null
-"$pacer" $(eal "net_pcap0,rx_pcap=$tmp/dr.pcap,tx_pcap=$tmp/dr.out.pcap") -- \
-    --rate 20mbit --mbufs 8192 --max-flows 64 --exit-on-idle 3000 \
-    --stats-json "$tmp/dr.json" >"$tmp/dr.out" 2>"$tmp/dr.err" &
-pid=$!
-if wait_started "$tmp/dr.out" "$pid"; then
-    sleep 0.1
-    kill -INT "$pid"
-    sleep 0.3
-    kill -INT "$pid"
-fi
-wait "$pid" || rc=$?
+bg_pacer dr "$tmp/dr.pcap" 3000 drop_action
 if [ "$rc" -ne 0 ]; then
     note "6: pacer exited $rc: $(cat "$tmp/dr.err")"
 else
