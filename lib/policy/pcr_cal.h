@@ -174,6 +174,7 @@ struct pcr_cal_level {
 	uint64_t cost;   /**< the packet at the level's rate, fine units */
 	uint64_t credit; /**< the level's burst, fine units (<= cal->back) */
 	uint64_t at;     /**< out: the bucket (absolute) it was charged in */
+	uint64_t fill;   /**< internal: the fill the last search found there */
 	bool full;       /**< out, when pcr_cal_place() fails: this level
 			  *   had no room by the limit (the others may) */
 };
@@ -274,7 +275,8 @@ pcr_cal_floor_(const struct pcr_cal *c, uint64_t start, uint64_t gone)
  */
 static inline bool
 pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t cost,
-	      uint64_t stop, uint64_t *pos, uint64_t *abs_out)
+	      uint64_t stop, uint64_t *pos, uint64_t *abs_out,
+	      uint64_t *fill_out)
 {
 	uint64_t abs = pcr_cal_abs_(c, lo);
 	uint64_t hint = __atomic_load_n(&c->hint, __ATOMIC_RELAXED);
@@ -301,6 +303,7 @@ pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t cost,
 			continue;
 		*pos = start + f;
 		*abs_out = abs;
+		*fill_out = f;
 		found = true;
 		break;
 	}
@@ -445,6 +448,14 @@ pcr_cal_charge_(struct pcr_cal_level *lv, uint64_t gone, uint64_t t,
 	struct pcr_cal *c = lv->cal;
 	uint64_t abs = lv->at, start = abs << c->shift, over, done;
 
+	/* a lone writer: the bucket is as the search found it; a packet
+	 * that fits in it is one store */
+	if (one_writer && lv->fill + lv->cost <= c->width) {
+		__atomic_store_n(pcr_cal_slot_(c, abs),
+				 pcr_cal_tag_(c, abs) | (lv->fill + lv->cost),
+				 __ATOMIC_RELAXED);
+		return true;
+	}
 	if (!pcr_cal_add_(c, abs, pcr_cal_floor_(c, start, gone), t - start,
 			  lv->cost, &over, one_writer))
 		return false;
@@ -512,7 +523,8 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 
 			if (!pcr_cal_find_(lv[i].cal, t - lv[i].credit,
 					   now - lv[i].credit, lv[i].cost,
-					   stop[i], &pos, &lv[i].at))
+					   stop[i], &pos, &lv[i].at,
+					   &lv[i].fill))
 				goto full;
 			if ((int64_t)(pos - t) <= 0) {
 				ok++;
