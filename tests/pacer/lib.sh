@@ -146,7 +146,8 @@ source "$top/tools/clock.sh"
 # beyond its lead (STATS stage_stall_ns, measured by pacer): such a stall
 # moves the schedule itself (what is stamped after it leaves later), so
 # after a first fit, each gap longer than the fit's spacing by more than
-# 50 us is closed by what the 32 frames after it do not catch up (a frame
+# 50 us is closed by what the frames after it (up to 32, up to the next
+# such gap) do not catch up (a frame
 # merely sent late is followed by frames closer than the spacing until
 # they are on time again; after a stall they stay behind), up to STALL_NS
 # in all, before the fit that counts; prints the time closed as a fourth
@@ -192,8 +193,13 @@ if stall > 0:
         g = sp(i)
         if closed >= stall or g <= 50000:
             continue
-        step = g + sum(d for d in (sp(j) for j in range(i + 1, min(i + 1 + W, len(xs))))
-                       if d < -10000)
+        step = g
+        for j in range(i + 1, min(i + 1 + W, len(xs))):
+            d = sp(j)
+            if d > 50000:
+                break  # the next gap: its catch-up is its own
+            if d < -10000:
+                step += d
         step = min(step, stall - closed)
         if step <= 0:
             continue
