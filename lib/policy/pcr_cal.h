@@ -231,16 +231,16 @@ pcr_cal_load_(const struct pcr_cal *c, uint64_t abs)
  * be carried into @p abs and the buckets after it: each takes what room
  * it has, and none on the way may be full (a carry never passes a full
  * bucket: that keeps what leaves in any run of buckets within the run's
- * time and one frame). Not past @p stop.
+ * time and one frame). Not past the bucket holding fine time @p end.
  */
 static inline bool
 pcr_cal_carry_fits_(const struct pcr_cal *c, uint64_t abs, uint64_t rem,
-		    uint64_t stop)
+		    uint64_t end)
 {
 	for (;; abs++) {
 		uint64_t f;
 
-		if (!pcr_cal_before_(c, abs, stop))
+		if ((int64_t)((abs << c->shift) - end) > 0)
 			return false;
 		f = pcr_cal_fill_(c, pcr_cal_load_(c, abs), abs);
 		if (f >= c->width)
@@ -268,26 +268,27 @@ pcr_cal_floor_(const struct pcr_cal *c, uint64_t start, uint64_t gone)
 
 /*
  * The first bucket from the one holding @p lo on where a packet of
- * @p cost fits in @p c, before bucket @p stop (absolute); time before
+ * @p cost fits in @p c, up to the bucket holding fine time @p end; time before
  * @p gone counts as reserved. @return its position (fine: the bucket's
  * start plus its fill, which may lie before @p lo) and the bucket; false
- * if none before @p stop.
+ * if none by @p end's bucket.
  */
 static inline bool
 pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t cost,
-	      uint64_t stop, uint64_t *pos, uint64_t *abs_out,
+	      uint64_t end, uint64_t *pos, uint64_t *abs_out,
 	      uint64_t *fill_out)
 {
 	uint64_t abs = pcr_cal_abs_(c, lo);
 	uint64_t hint = __atomic_load_n(&c->hint, __ATOMIC_RELAXED);
-	uint64_t start, room = stop;
+	uint64_t start, room = 0;
+	bool roomy = false;
 	bool from_hint = !pcr_cal_before_(c, hint, abs);
 	bool found = false;
 
 	/* every bucket from abs to the hint is full: start at the hint */
 	if (from_hint)
 		abs = hint;
-	for (start = abs << c->shift; pcr_cal_before_(c, abs, stop);
+	for (start = abs << c->shift; (int64_t)(start - end) <= 0;
 	     abs++, start += c->width) {
 		uint64_t f = pcr_cal_fill_(c, pcr_cal_load_(c, abs), abs);
 		uint64_t floor = pcr_cal_floor_(c, start, gone);
@@ -296,10 +297,12 @@ pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t cost,
 			f = floor;
 		if (f >= c->width)
 			continue;
-		if (room == stop)
+		if (!roomy) {
 			room = abs;
+			roomy = true;
+		}
 		if (f + cost > c->width &&
-		    !pcr_cal_carry_fits_(c, abs + 1, f + cost - c->width, stop))
+		    !pcr_cal_carry_fits_(c, abs + 1, f + cost - c->width, end))
 			continue;
 		*pos = start + f;
 		*abs_out = abs;
@@ -307,6 +310,8 @@ pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t cost,
 		found = true;
 		break;
 	}
+	if (!roomy) /* every bucket to the end is full */
+		room = pcr_cal_abs_(c, end) + 1;
 	if (from_hint && pcr_cal_before_(c, hint, room))
 		__atomic_store_n(&c->hint, room, __ATOMIC_RELAXED);
 	return found;
@@ -498,15 +503,15 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 	      uint64_t lo, uint64_t limit, uint64_t *dep, bool one_writer)
 {
 	uint64_t t = pcr_cal_round_(lo);
-	uint64_t stop[PCR_CAL_LEVELS_MAX];
+	uint64_t end[PCR_CAL_LEVELS_MAX];
 	unsigned int i, j, ok, tries = 0, last = n - 1;
 
 	for (i = 0; i < n; i++) {
 		struct pcr_cal *c = lv[i].cal;
 
-		stop[i] = pcr_cal_abs_(c, now + c->reach) + 1;
-		if ((int64_t)(now + c->reach - limit) < 0)
-			limit = now + c->reach;
+		end[i] = now + c->reach;
+		if ((int64_t)(end[i] - limit) < 0)
+			limit = end[i];
 	}
 	if ((int64_t)(t - limit) > 0) {
 		i = last;
@@ -523,7 +528,7 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 
 			if (!pcr_cal_find_(lv[i].cal, t - lv[i].credit,
 					   now - lv[i].credit, lv[i].cost,
-					   stop[i], &pos, &lv[i].at,
+					   end[i], &pos, &lv[i].at,
 					   &lv[i].fill))
 				goto full;
 			if ((int64_t)(pos - t) <= 0) {
