@@ -343,12 +343,14 @@ batch_flush(const struct stamp_ctx *x, struct stamp_batch *b)
  * Per-flow staging (issue 17, 1b). Stamping every packet on arrival at the
  * first free time is first come, first served: under a backlog a flow
  * waits behind every packet stamped before it, as in a FIFO (tbf). So,
- * with a lead H (--stage-lead): a packet is stamped on arrival only if it
- * can leave within H of now (or of its own flow's bound); otherwise it is
- * held in its flow's staging queue, in this lcore, uncharged. Each pass of
- * the loop, stage_serve() stamps held packets as room opens within H,
- * choosing the flow round robin by bytes (deficit round robin, fq's
- * quantum), the classes of a port in turn. While anything is held for a
+ * with a lead H (--stage-lead): a packet under a shared level is stamped
+ * on arrival only if it can leave within H of now (its own flow's rate may
+ * hold it further: then it waits too, rather than being placed ahead of a
+ * bucket's filled part, which would leave the time before it unused);
+ * otherwise it is held in its flow's staging queue, in this lcore,
+ * uncharged. Each pass of the loop, stage_serve() stamps held packets as
+ * room opens within H, choosing the flow round robin by bytes (deficit
+ * round robin, PCR_STAGE_QUANTUM a turn), the classes of a port in turn. While anything is held for a
  * port, its arrivals are held too (joining the round), so nobody jumps
  * the queue. A stamp, once made, never moves; nothing is charged for a
  * held packet, so what is held takes no capacity from anyone.
