@@ -727,7 +727,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		uint32_t len = rte_pktmbuf_pkt_len(m);
+		uint32_t len = rte_pktmbuf_pkt_len(m), bytes;
 		enum pcr_stamp_result r;
 		struct pcr_flow *f;
 		enum stage_block why;
@@ -760,19 +760,17 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			rte_pktmbuf_free(m);
 			continue;
 		}
+		bytes = len + (uint32_t)c->wire_overhead;
 		/* something is held for the port: join the round */
 		if (sp->flows != 0) {
-			stage_add(lc, &x, &b, f, m,
-				  len + (uint32_t)c->wire_overhead);
+			stage_add(lc, &x, &b, f, m, bytes);
 			continue;
 		}
-		r = stamp_try(&x, &b, f, m, len + (uint32_t)c->wire_overhead,
-			      x.lead, &why);
+		r = stamp_try(&x, &b, f, m, bytes, x.lead, &why);
 		if (likely(r == PCR_STAMP_PLACED || r == PCR_STAMP_CAPPED)) {
 			pcr_flow_q_add(f, pcr_q(len));
 		} else if (r == PCR_STAMP_WAIT) {
-			stage_add(lc, &x, &b, f, m,
-				  len + (uint32_t)c->wire_overhead);
+			stage_add(lc, &x, &b, f, m, bytes);
 		} else {
 			/* beyond the horizon: dropped here, charged to
 			 * nothing, so an overload cannot push the policies

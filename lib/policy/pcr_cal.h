@@ -504,7 +504,7 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 {
 	uint64_t t = pcr_cal_round_(lo);
 	uint64_t end[PCR_CAL_LEVELS_MAX];
-	unsigned int i, j, ok, tries = 0, last = n - 1;
+	unsigned int i, j, ok, tries = 0;
 
 	for (i = 0; i < n; i++) {
 		struct pcr_cal *c = lv[i].cal;
@@ -514,7 +514,7 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 			limit = end[i];
 	}
 	if ((int64_t)(t - limit) > 0) {
-		i = last;
+		i = n - 1; /* the flow's own bound: blamed on the last level */
 		goto full;
 	}
 	for (;;) {
@@ -536,11 +536,8 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 				continue;
 			}
 			t = pcr_cal_round_(pos);
-			last = i;
-			if ((int64_t)(t - limit) > 0) {
-				i = last;
-				goto full;
-			}
+			if ((int64_t)(t - limit) > 0)
+				goto full; /* level i moved it past */
 			ok = n == 1 || pcr_cal_abs_(lv[i].cal, t) == lv[i].at ?
 				     1 :
 				     0;

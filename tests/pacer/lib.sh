@@ -79,6 +79,23 @@ wait_started() {
     grep -q "^pacer: lcore" "$1" 2>/dev/null
 }
 
+# note WHAT: records a failure and goes on (a test with several cases
+# runs them all); notes_done OK-LINE: exits 1 listing what was noted, else
+# prints OK-LINE.
+failed=()
+note() {
+    echo "FAIL: $*" >&2
+    failed+=("$*")
+}
+notes_done() {
+    if [ ${#failed[@]} -ne 0 ]; then
+        echo "FAIL: ${#failed[@]} check(s) failed:" >&2
+        printf '  %s\n' "${failed[@]}" >&2
+        exit 1
+    fi
+    echo "$1"
+}
+
 # expect FILE.json EXPR...: every Python expression over the document (d)
 # must hold; a failure prints the expression and the document.
 expect() {

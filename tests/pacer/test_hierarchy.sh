@@ -34,20 +34,13 @@
 source "$(dirname "$0")/lib.sh"
 
 judge=$here/windows.py
-failed=()
-
-# note CASE WHAT: records a failure; the test goes on to the next check.
-note() {
-    echo "FAIL: case $1: $2" >&2
-    failed+=("case $1: $2")
-}
 
 # check CASE WHAT CMD...: runs CMD (expect, conserved, the judge), notes WHAT
-# if it fails.
+# (lib.sh note) if it fails.
 check() {
     local c=$1 w=$2
     shift 2
-    "$@" || note "$c" "$w"
+    "$@" || note "case $c: $w"
 }
 
 # run_case CASE FRAMES CLASS-TX PCAPGEN-RUNS POLICIES WINDOWS -- PACER-ARGS:
@@ -82,7 +75,7 @@ run_case() {
     run_pacer "h$c" "${ealv[@]}" \
         -- --mbufs 8192 --max-flows 1024 --exit-on-idle 300 "$@"
     if [ "$rc" -ne 0 ]; then
-        note "$c" "pacer exited $rc: $(cat "$tmp/h$c.err")"
+        note "case $c: pacer exited $rc: $(cat "$tmp/h$c.err")"
         return
     fi
     check "$c" "conserved" conserved "$tmp/h$c.json"
@@ -148,9 +141,4 @@ check 5 "two RX lcores" expect "$tmp/h5.json" \
     'sorted(l["role"] for l in d["lcores"]) == ["rx", "rx", "tx"]' \
     'all(l["rx_packets"] == 300 for l in d["lcores"] if l["role"] == "rx")'
 
-if [ ${#failed[@]} -ne 0 ]; then
-    echo "FAIL: ${#failed[@]} check(s) failed:" >&2
-    printf '  %s\n' "${failed[@]}" >&2
-    exit 1
-fi
-echo "ok: every rate within its bound at every window in all 5 cases"
+notes_done "ok: every rate within its bound at every window in all 5 cases"

@@ -36,10 +36,15 @@
 source "$(dirname "$0")/lib.sh"
 
 judge=$here/fct.py
-failed=()
-note() {
-    echo "FAIL: $1" >&2
-    failed+=("$1")
+
+# ran NAME CASE: pacer's run NAME exited 0 (else noted: false) and
+# conserved (else noted).
+ran() {
+    if [ "$rc" -ne 0 ]; then
+        note "$2: pacer exited $rc: $(cat "$tmp/$1.err")"
+        return 1
+    fi
+    conserved "$tmp/$1.json" || note "$2: not conserved"
 }
 
 # the input: one long flow, then 60 short ones (sizes 1..30, twice), in
@@ -66,11 +71,7 @@ run_iso() {
     shift 4
     run_pacer "$name" $(eal "net_pcap0,${rx}tx_pcap=$tmp/$name.out.pcap") \
         -- --rate 100mbit --mbufs 16384 --max-flows 1024 --exit-on-idle 300 "$@"
-    if [ "$rc" -ne 0 ]; then
-        note "$name: pacer exited $rc: $(cat "$tmp/$name.err")"
-        return 1
-    fi
-    conserved "$tmp/$name.json" || note "$name: not conserved"
+    ran "$name" "$name" || return 1
     expect "$tmp/$name.json" "d['ports'][0]['tx_packets'] == $n" \
         'd["ports"][0]["dropped_total"] == 0' || note "$name: frames lost"
 }
@@ -110,33 +111,14 @@ done
 
 # 4. case 1 over two RX lcores: both captures are read at once, so the
 # judge's input is the two merged by time
-python3 - "$tmp/long.pcap" "$tmp/short.pcap" "$tmp/in4.pcap" <<'PY'
-import struct, sys
-def recs(p):
-    b = open(p, "rb").read()
-    off, out = 24, []
-    while off + 16 <= len(b):
-        s, f, incl, _ = struct.unpack("<IIII", b[off:off + 16])
-        out.append((s * 10**9 + f, b[off:off + 16 + incl]))
-        off += 16 + incl
-    return b[:24], out
-h, a = recs(sys.argv[1])
-_, c = recs(sys.argv[2])
-with open(sys.argv[3], "wb") as o:
-    o.write(h)
-    for _, r in sorted(a + c, key=lambda x: x[0]):
-        o.write(r)
-PY
+python3 "$top/tests/tools/pcaptool.py" merge "$tmp/long.pcap" "$tmp/short.pcap" "$tmp/in4.pcap"
 save=$prefix
 prefix="$save-2rx"
 ealv=($(eal "net_pcap0,rx_pcap=$tmp/long.pcap,rx_pcap=$tmp/short.pcap,tx_pcap=$tmp/iso4.out.pcap"))
 ealv=("--lcores=0@0,1@1,2@0,3@1" "${ealv[@]:2}")
 run_pacer iso4 "${ealv[@]}" -- --rate 100mbit --mbufs 16384 --max-flows 1024 --exit-on-idle 300
 prefix=$save
-if [ "$rc" -ne 0 ]; then
-    note "4: pacer exited $rc: $(cat "$tmp/iso4.err")"
-else
-    conserved "$tmp/iso4.json" || note "4: not conserved"
+if ran iso4 4; then
     expect "$tmp/iso4.json" "d['ports'][0]['tx_packets'] == $total" \
         'd["ports"][0]["dropped_total"] == 0' \
         'sorted(l["role"] for l in d["lcores"]) == ["rx", "rx", "tx"]' || note "4: frames or lcores"
@@ -185,10 +167,7 @@ drop_action() {
 # the stop would leave at once.
 "$gen" -o "$tmp/st.pcap" --flows 1 --count 2000 --size 1514 2>/dev/null
 bg_pacer st "$tmp/st.pcap" 300 stall_action
-if [ "$rc" -ne 0 ]; then
-    note "5: pacer exited $rc: $(cat "$tmp/st.err")"
-else
-    conserved "$tmp/st.json" || note "5: not conserved"
+if ran st 5; then
     expect "$tmp/st.json" 'd["ports"][0]["tx_packets"] == 2000' \
         'd["ports"][0]["stage_stalls"] >= 1' \
         'd["ports"][0]["stage_stall_ns"] >= 299000000' || note "5: stall not counted"
@@ -221,10 +200,7 @@ fi
 # at this rate): more than 10 dropped means staging's were.
 "$gen" -o "$tmp/dr.pcap" --flows 4 --count 1000 --size 1514 2>/dev/null
 bg_pacer dr "$tmp/dr.pcap" 3000 drop_action
-if [ "$rc" -ne 0 ]; then
-    note "6: pacer exited $rc: $(cat "$tmp/dr.err")"
-else
-    conserved "$tmp/dr.json" || note "6: not conserved"
+if ran dr 6; then
     expect "$tmp/dr.json" 'd["ports"][0]["rx_packets"] == 1000' \
         'd["ports"][0]["queued"] == 0' 'd["ports"][0]["staged"] == 0' \
         'd["ports"][0]["dropped"]["shutdown"] > 10' \
@@ -232,9 +208,4 @@ else
         note "6: staged packets not dropped at shutdown"
 fi
 
-if [ ${#failed[@]} -ne 0 ]; then
-    echo "FAIL: ${#failed[@]} check(s) failed:" >&2
-    printf '  %s\n' "${failed[@]}" >&2
-    exit 1
-fi
-echo "ok: flows isolated under a shared backlog in every case; first come first served fails the same judge"
+notes_done "ok: flows isolated under a shared backlog in every case; first come first served fails the same judge"

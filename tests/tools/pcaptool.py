@@ -19,6 +19,8 @@ implementation:
   pcaptool.py relink IN OUT raw|sll|sll2|user0
                                   replace the Ethernet header (and tags)
                                   by another link layer
+  pcaptool.py merge A B OUT       the packets of both, by timestamp (A's
+                                  first on a tie), with A's header
 """
 
 import json
@@ -244,6 +246,15 @@ def cmd_to_usec(src, dst):
     write_pcap(dst, cap)
 
 
+def cmd_merge(a, b, dst):
+    ca, cb = read_pcap(a), read_pcap(b)
+    if ca["nano"] != cb["nano"]:
+        raise SystemExit("merge: %s and %s differ in time units" % (a, b))
+    ca["pkts"] = sorted(ca["pkts"] + cb["pkts"],
+                        key=lambda p: (p["sec"], p["frac"]))
+    write_pcap(dst, ca)
+
+
 def l2_len(b):
     if len(b) < 14:
         raise SystemExit("relink: a frame shorter than an Ethernet header")
@@ -275,7 +286,7 @@ def cmd_relink(src, dst, kind):
 def main(argv):
     cmds = {"check": (cmd_check, 1), "swap": (cmd_swap, 4),
             "patch": (cmd_patch, 5), "to-usec": (cmd_to_usec, 2),
-            "relink": (cmd_relink, 3)}
+            "relink": (cmd_relink, 3), "merge": (cmd_merge, 3)}
     if len(argv) < 2 or argv[1] not in cmds or len(argv) - 2 != cmds[argv[1]][1]:
         print(__doc__, file=sys.stderr)
         return 2
