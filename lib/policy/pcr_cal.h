@@ -481,6 +481,71 @@ pcr_cal_round_(uint64_t t)
 	return (t + one - 1) & ~(one - 1);
 }
 
+/*
+ * pcr_cal_place()'s common case, one level and one writer: the bucket a
+ * search starts at (the hint, or the one holding @p lo rounded up less
+ * the credit) takes the whole packet. That is the answer pcr_cal_find_()
+ * gives (the first bucket with room that takes it, no carry) with one
+ * load and one store and no loop; the hint stays where it is (it already
+ * points at this bucket, or the search started past it). @return false
+ * where the bucket is full or the packet would overdraw it, or the
+ * departure passes @p limit or the reach: the general search then
+ * decides.
+ *
+ * Two branches that are predicted the same way packet after packet are
+ * kept branches (an empty asm in the rare arm stops the compiler turning
+ * them into selects): under a backlog the search starts at the hint, so
+ * the bucket's load need not wait for the flow's bound, and the bucket is
+ * ahead of now, so its unreserved time is not gone (no floor).
+ */
+static inline __attribute__((always_inline)) bool
+pcr_cal_place_one_(struct pcr_cal_level *lv, uint64_t now, uint64_t lo,
+		   uint64_t limit, uint64_t *dep)
+{
+	struct pcr_cal *c = lv->cal;
+	const uint32_t shift = c->shift;
+	const uint64_t width = UINT64_C(1) << shift;
+	uint64_t t = pcr_cal_round_(lo);
+	uint64_t abs = __atomic_load_n(&c->hint, __ATOMIC_RELAXED);
+	uint64_t from = (t - lv->credit) >> shift;
+	uint64_t gone = now - lv->credit;
+	int64_t ahead = (int64_t)(limit - now); /* how far past now it may
+						 * leave, the reach at most */
+	uint64_t start, tag, f, nf;
+
+	if (ahead > (int64_t)c->reach)
+		ahead = (int64_t)c->reach;
+
+	if (__builtin_expect((int64_t)((abs - from) << shift) < 0, 0)) {
+		abs = from;
+		__asm__ volatile("" : "+r"(abs));
+	}
+	start = abs << shift;
+	tag = pcr_cal_tag_(c, abs);
+	/* the fill, 0 for another lap's word (its tag bits differ) */
+	f = pcr_cal_load_(c, abs) ^ tag;
+	if (f > PCR_CAL_FILL_MASK)
+		f = 0;
+	if (__builtin_expect((int64_t)(gone - start) > 0, 0)) {
+		uint64_t floor = pcr_cal_floor_(c, start, gone);
+
+		if (f < floor)
+			f = floor;
+		__asm__ volatile("" : "+r"(f));
+	}
+	nf = f + lv->cost;
+	if (nf > width)
+		return false;
+	if ((int64_t)(start + f - t) > 0)
+		t = pcr_cal_round_(start + f);
+	if ((int64_t)(t - now) > ahead)
+		return false;
+	__atomic_store_n(pcr_cal_slot_(c, abs), tag | nf, __ATOMIC_RELAXED);
+	lv->at = abs;
+	*dep = t;
+	return true;
+}
+
 /* ------------------------------------------------------------------ */
 /* The fast-path API                                                    */
 
@@ -502,10 +567,12 @@ static inline __attribute__((always_inline)) bool
 pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 	      uint64_t lo, uint64_t limit, uint64_t *dep, bool one_writer)
 {
-	uint64_t t = pcr_cal_round_(lo);
-	uint64_t end[PCR_CAL_LEVELS_MAX];
+	uint64_t t, end[PCR_CAL_LEVELS_MAX];
 	unsigned int i, j, ok, tries = 0;
 
+	if (n == 1 && one_writer && pcr_cal_place_one_(lv, now, lo, limit, dep))
+		return true;
+	t = pcr_cal_round_(lo);
 	for (i = 0; i < n; i++) {
 		struct pcr_cal *c = lv[i].cal;
 

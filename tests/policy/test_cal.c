@@ -883,6 +883,72 @@ test_copy(void **state)
 	pcr_cal_free(fast.cal);
 }
 
+/*
+ * pcr_cal_place()'s one-level, lone-writer fast path against its general
+ * search: two calendars of one rate, one placed into as a lone writer
+ * (plain stores, the fast path where the first bucket takes the packet)
+ * and one as if shared (compare-and-swap, the search every time; on one
+ * thread it meets no other writer), fed the same packets: random sizes,
+ * lower bounds behind, at and ahead of now, time moving in random steps
+ * (backlogs, idle gaps that leave buckets behind now, laps of the ring)
+ * and some packets given back. Every answer, the bucket charged and the
+ * fill of every bucket must be the same.
+ */
+static void
+test_fast_path_agrees(void **state)
+{
+	struct level a, b;
+	uint64_t now = fine_of_ns(1000000), reach = fine_of_ns(20000000);
+	unsigned int i, k, placed = 0, refused = 0;
+
+	(void)state;
+	rng_state = 0x5eedf00dull;
+	level_init(&a, 50000000, 3028, reach, true);
+	level_init(&b, 50000000, 3028, reach, true);
+	for (i = 0; i < 200000; i++) {
+		struct pcr_cal_level la, lb;
+		uint32_t bytes = (uint32_t)rnd_in(64, FRAME_MAX + 200);
+		uint64_t lo = now + rnd_in(0, 3) * rnd_in(0, fine_of_ns(400000));
+		uint64_t limit = now + (rnd_in(0, 7) == 0 ?
+						rnd_in(0, fine_of_ns(300000)) :
+						reach);
+		uint64_t da = 0, db = 0;
+		bool ra, rb;
+
+		pcr_stamp_level(&la, a.cal, &a.rate, bytes);
+		pcr_stamp_level(&lb, b.cal, &b.rate, bytes);
+		ra = pcr_cal_place(&la, 1, now, lo, limit, &da, true);
+		rb = pcr_cal_place(&lb, 1, now, lo, limit, &db, false);
+		assert_int_equal(ra, rb);
+		if (ra) {
+			assert_int_equal(da, db);
+			assert_int_equal(la.at, lb.at);
+			placed++;
+			if (rnd_in(0, 15) == 0) {
+				pcr_cal_refund(a.cal, la.at, la.cost, true);
+				pcr_cal_refund(b.cal, lb.at, lb.cost, false);
+			}
+		} else {
+			refused++;
+		}
+		/* mostly a packet time or less, now and then an idle gap or a
+		 * jump past half the ring */
+		k = (unsigned int)rnd_in(0, 99);
+		now += k < 90 ? rnd_in(0, fine_of_ns(20000)) :
+		       k < 99 ? rnd_in(0, fine_of_ns(5000000)) :
+				rnd_in(0, fine_of_ns(60000000));
+		if (i % 997 == 0)
+			for (k = 0; k <= a.cal->mask; k++)
+				assert_int_equal(a.cal->bucket[k],
+						 b.cal->bucket[k]);
+	}
+	print_message("fast path: %u placed, %u refused, all as the search\n",
+		      placed, refused);
+	assert_true(placed > 100000 && refused > 1000);
+	pcr_cal_free(a.cal);
+	pcr_cal_free(b.cal);
+}
+
 int
 main(void)
 {
@@ -893,6 +959,7 @@ main(void)
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_refund_exact),
 		cmocka_unit_test(test_lead),
+		cmocka_unit_test(test_fast_path_agrees),
 		cmocka_unit_test(test_random_scenarios),
 		cmocka_unit_test(test_threads),
 	};
