@@ -201,8 +201,9 @@ show_class(FILE *f, const void *v)
 	const struct pcr_config *c = &pcr_app.cfg;
 	unsigned int i;
 
-	fprintf(f, "  %-16s %-12s %-12s %12s %14s  %s\n", "class", "rate",
-		"flow-rate", "tx_packets", "tx_bytes", "match");
+	fprintf(f, "  %-16s %-12s %-12s %-10s %12s %14s  %s\n", "class",
+		"rate", "flow-rate", "order", "tx_packets", "tx_bytes",
+		"match");
 	for (i = 1; i <= c->n_classes; i++) {
 		unsigned int k = i % c->n_classes; /* default last */
 		const struct pcr_class_conf *cl = &c->classes[k];
@@ -219,8 +220,8 @@ show_class(FILE *f, const void *v)
 		pcr_rate_format(cl->rate_bps, r, sizeof(r));
 		pcr_rate_format(pcr_app.ports[0].rates->cls_flow[k].bps, fr,
 				sizeof(fr));
-		fprintf(f, "  %-16s %-12s %-12s %12" PRIu64 " %14" PRIu64 "  %s\n",
-			cl->name, r, fr, pk, by,
+		fprintf(f, "  %-16s %-12s %-12s %-10s %12" PRIu64 " %14" PRIu64 "  %s\n",
+			cl->name, r, fr, pcr_order_name(cl->order), pk, by,
 			k == 0 ? "(what no other class matches)" : cl->match_str);
 	}
 }
@@ -616,6 +617,30 @@ static cmdline_parse_inst_t cmd_set_class_rate = {
 		    (void *)&cmd_scr_c, (void *)&cmd_scr_v, NULL },
 };
 
+/* set class NAME order fair|completion */
+static void
+cmd_set_class_order_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_set4_result *r = res;
+	char err[256];
+
+	RTE_SET_USED(data);
+	report(cl, pcr_ctl_set_class_order(r->x, r->v, err, sizeof(err)), err,
+	       NULL);
+}
+
+static cmdline_parse_token_string_t cmd_sco_a = STR(cmd_set4_result, a, "set");
+static cmdline_parse_token_string_t cmd_sco_b = STR(cmd_set4_result, b, "class");
+static cmdline_parse_token_string_t cmd_sco_x = STR(cmd_set4_result, x, NULL);
+static cmdline_parse_token_string_t cmd_sco_c = STR(cmd_set4_result, c, "order");
+static cmdline_parse_token_string_t cmd_sco_v = STR(cmd_set4_result, v, NULL);
+static cmdline_parse_inst_t cmd_set_class_order = {
+	.f = cmd_set_class_order_parsed,
+	.help_str = "set class NAME order fair|completion: which held flow goes next: round robin, or the transaction likeliest to finish first",
+	.tokens = { (void *)&cmd_sco_a, (void *)&cmd_sco_b, (void *)&cmd_sco_x,
+		    (void *)&cmd_sco_c, (void *)&cmd_sco_v, NULL },
+};
+
 /* set horizon MS policy drop|cap */
 static void
 cmd_set_horizon_parsed(void *res, struct cmdline *cl, void *data)
@@ -715,7 +740,7 @@ static cmdline_parse_inst_t cmd_sleep = {
 	.tokens = { (void *)&cmd_sleep_a, (void *)&cmd_sleep_v, NULL },
 };
 
-/* add class NAME match RULE... [rate RATE] [flow-rate RATE] */
+/* add class NAME match RULE... [rate RATE] [flow-rate RATE] [order ORDER] */
 struct cmd_add_result {
 	cmdline_fixed_string_t a, b, name, spec;
 };
@@ -737,7 +762,7 @@ static cmdline_parse_token_string_t cmd_add_name = STR(cmd_add_result, name, NUL
 static cmdline_parse_token_string_t cmd_add_spec = STR(cmd_add_result, spec, TOKEN_STRING_MULTI);
 static cmdline_parse_inst_t cmd_add_class = {
 	.f = cmd_add_class_parsed,
-	.help_str = "add class NAME match RULE [rate RATE] [flow-rate RATE]: a class after the others (RULE as in the config file)",
+	.help_str = "add class NAME match RULE [rate RATE] [flow-rate RATE] [order fair|completion]: a class after the others (RULE as in the config file)",
 	.tokens = { (void *)&cmd_add_a, (void *)&cmd_add_b, (void *)&cmd_add_name,
 		    (void *)&cmd_add_spec, NULL },
 };
@@ -754,6 +779,7 @@ static cmdline_parse_ctx_t main_ctx[] = {
 	(cmdline_parse_inst_t *)&cmd_show_flows_top_by,
 	(cmdline_parse_inst_t *)&cmd_set_port_rate,
 	(cmdline_parse_inst_t *)&cmd_set_class_rate,
+	(cmdline_parse_inst_t *)&cmd_set_class_order,
 	(cmdline_parse_inst_t *)&cmd_add_class,
 	(cmdline_parse_inst_t *)&cmd_del_class,
 	(cmdline_parse_inst_t *)&cmd_set_horizon,

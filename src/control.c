@@ -48,6 +48,7 @@ pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r)
 		if (pcr_rate_init(&r->cls[i], cl->rate_bps, burst, hz) != 0 ||
 		    pcr_rate_init(&r->cls_flow[i], fr, burst, hz) != 0)
 			return -ERANGE;
+		r->order[i] = (uint8_t)cl->order;
 	}
 	return 0;
 }
@@ -370,9 +371,33 @@ pcr_ctl_set_class_rate(const char *name, bool flow, const char *rate,
 	return 0;
 }
 
+int
+pcr_ctl_set_class_order(const char *name, const char *order, char *err,
+			size_t errlen)
+{
+	static struct pcr_config saved;
+	int id = class_find(&pcr_app.cfg, name);
+	enum pcr_order o;
+
+	if (id < 0)
+		return ERR("no class '%s' (show class lists them)", name);
+	if (pcr_order_parse(order, &o) != 0)
+		return ERR("order '%s': fair or completion", order);
+	saved = pcr_app.cfg;
+	pcr_app.cfg.classes[id].order = o;
+	/* the flows held keep their places until each is next stamped, and
+	 * then take the new order's level: nothing is moved ahead of its
+	 * own flow's packets */
+	if (rates_commit(&saved, err, errlen) != 0)
+		return -EINVAL;
+	PCR_CTL_LOG(INFO, "class %s order %s", name, order);
+	return 0;
+}
+
 /*
- * "NAME" and "match RULE... [rate RATE] [flow-rate RATE]": the rule is
- * everything between match and the first rate / flow-rate word.
+ * "NAME" and "match RULE... [rate RATE] [flow-rate RATE] [order ORDER]":
+ * the rule is everything between match and the first rate / flow-rate /
+ * order word.
  */
 int
 pcr_ctl_add_class(const char *name, const char *spec, char *err,
@@ -405,7 +430,7 @@ pcr_ctl_add_class(const char *name, const char *spec, char *err,
 	     tok = strtok_r(NULL, SPACES, &save)) {
 		if (state == 0) {
 			if (strcmp(tok, "match") != 0)
-				return ERR("'%s': add class NAME match RULE [rate RATE] [flow-rate RATE]",
+				return ERR("'%s': add class NAME match RULE [rate RATE] [flow-rate RATE] [order fair|completion]",
 					   tok);
 			state = 1;
 		} else if (strcmp(tok, "rate") == 0 ||
@@ -423,6 +448,14 @@ pcr_ctl_add_class(const char *name, const char *spec, char *err,
 				cl.flow_rate_set = true;
 			}
 			state = 2;
+		} else if (strcmp(tok, "order") == 0) {
+			const char *v = strtok_r(NULL, SPACES, &save);
+
+			if (v == NULL)
+				return ERR("order needs a value (fair or completion)");
+			if (pcr_order_parse(v, &cl.order) != 0)
+				return ERR("order '%s': fair or completion", v);
+			state = 2;
 		} else if (state == 1) {
 			if (strlen(rule) + strlen(tok) + 2 > sizeof(rule))
 				return ERR("match rule too long");
@@ -430,11 +463,11 @@ pcr_ctl_add_class(const char *name, const char *spec, char *err,
 				strcat(rule, " ");
 			strcat(rule, tok);
 		} else {
-			return ERR("'%s' after the rates", tok);
+			return ERR("'%s' after the rates and order", tok);
 		}
 	}
 	if (rule[0] == '\0')
-		return ERR("no match rule (add class NAME match RULE [rate RATE] [flow-rate RATE])");
+		return ERR("no match rule (add class NAME match RULE [rate RATE] [flow-rate RATE] [order fair|completion])");
 	if (pcr_match_parse(rule, &cl.match, e, sizeof(e)) != 0)
 		return ERR("match %s: %s", rule, e);
 	snprintf(cl.match_str, sizeof(cl.match_str), "%s", rule);
@@ -656,4 +689,52 @@ const struct pcr_port_snap *
 pcr_ctl_cleared(uint16_t port)
 {
 	return &cleared[port];
+}
+
+/* Completion order's learning (pacer.h, pcr_rank_poll()). */
+void
+pcr_rank_poll(uint64_t now_tsc)
+{
+	/* the counts seen so far per class, what the histogram holds (x 256,
+	 * fading by 1/8 a rebuild), and when each class is due */
+	static uint64_t seen[PCR_MAX_CLASSES][PCR_RANK_OCTAVES];
+	static struct pcr_rank_hist acc[PCR_MAX_CLASSES];
+	static uint64_t due_tsc[PCR_MAX_CLASSES];
+	static bool learned[PCR_MAX_CLASSES];
+	const struct pcr_config *c = &pcr_app.cfg;
+	unsigned int i, k, l;
+
+	for (i = 0; i < c->n_classes; i++) {
+		uint64_t tot[PCR_RANK_OCTAVES] = { 0 };
+		bool fresh = false;
+
+		if (c->classes[i].deleted ||
+		    c->classes[i].order != PCR_ORDER_COMPLETION)
+			continue;
+		for (l = 0; l < RTE_MAX_LCORE; l++) {
+			const struct pcr_lcore *lc = pcr_app.lcores[l];
+
+			if (lc == NULL || lc->ft == NULL)
+				continue;
+			for (k = 0; k < PCR_RANK_OCTAVES; k++)
+				tot[k] += __atomic_load_n(&lc->ft->hist[i].n[k],
+							  __ATOMIC_RELAXED);
+		}
+		for (k = 0; k < PCR_RANK_OCTAVES; k++)
+			fresh |= tot[k] != seen[i][k];
+		/* once a second; at once while nothing is learned */
+		if ((int64_t)(now_tsc - due_tsc[i]) < 0 && (learned[i] || !fresh))
+			continue;
+		if (!fresh && !learned[i])
+			continue;
+		learned[i] = false;
+		for (k = 0; k < PCR_RANK_OCTAVES; k++) {
+			acc[i].n[k] = acc[i].n[k] - acc[i].n[k] / 8 +
+				      (tot[k] - seen[i][k]) * 256;
+			seen[i][k] = tot[k];
+			learned[i] |= acc[i].n[k] != 0;
+		}
+		pcr_rank_table_build(&pcr_app.rank[i], &acc[i]);
+		due_tsc[i] = now_tsc + pcr_clock_tsc_hz();
+	}
 }

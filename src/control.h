@@ -27,7 +27,10 @@ int pcr_ctl_set_port_rate(const char *port, const char *rate, char *err,
 /** @p flow: the class's per-flow rate, else the class's own. */
 int pcr_ctl_set_class_rate(const char *name, bool flow, const char *rate,
 			   char *err, size_t errlen);
-/** @p spec: "match RULE... [rate RATE] [flow-rate RATE]". */
+/** @p order: "fair" or "completion" (lib/policy/pcr_rank.h). */
+int pcr_ctl_set_class_order(const char *name, const char *order, char *err,
+			    size_t errlen);
+/** @p spec: "match RULE... [rate RATE] [flow-rate RATE] [order ORDER]". */
 int pcr_ctl_add_class(const char *name, const char *spec, char *err,
 		      size_t errlen);
 int pcr_ctl_del_class(const char *name, char *err, size_t errlen);

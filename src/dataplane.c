@@ -70,7 +70,11 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 				       pcr_app.n_ports *
 					       sizeof(struct pcr_stage_port),
 				       RTE_CACHE_LINE_SIZE, hp.socket_id);
-	if (ft->stage == NULL || ft->sport == NULL) {
+	ft->hist = rte_zmalloc_socket("pcr_rank_hist",
+				      PCR_MAX_CLASSES * sizeof(*ft->hist),
+				      RTE_CACHE_LINE_SIZE, hp.socket_id);
+	if (ft->stage == NULL || ft->sport == NULL || ft->hist == NULL) {
+		rte_free(ft->hist);
 		rte_free(ft->stage);
 		rte_free(ft->sport);
 		rte_free(ft->flows);
@@ -82,8 +86,7 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 		unsigned int c;
 
 		for (c = 0; c < PCR_MAX_CLASSES; c++)
-			ft->sport[i].cls[c].head = ft->sport[i].cls[c].tail =
-				PCR_STAGE_NONE;
+			pcr_rank_set_init(&ft->sport[i].cls[c].set);
 		lc->pub[i].vt = UINT64_MAX;
 	}
 	for (i = 0; i < PCR_MAX_CLASSES; i++)
@@ -105,6 +108,7 @@ pcr_flowtab_free(struct pcr_flowtab *ft)
 	rte_free(ft->flows);
 	rte_free(ft->stage);
 	rte_free(ft->sport);
+	rte_free(ft->hist);
 	rte_free(ft);
 }
 
@@ -161,6 +165,14 @@ flow_burst(const struct pcr_flow *f)
 	return rs->cls_flow[f->class_id].burst;
 }
 
+/* Flow @p sf's transaction (class @p cls) is over: its size is learned. */
+static inline void
+txn_end(struct pcr_flowtab *ft, struct pcr_stage_flow *sf, uint16_t cls)
+{
+	pcr_rank_hist_add(&ft->hist[cls], sf->txn_bytes);
+	sf->txn_bytes = 0;
+}
+
 /*
  * Remove flows that are idle, have nothing queued and whose policy state
  * has expired (so that a new entry would behave the same). The sweep walks
@@ -198,6 +210,7 @@ flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 			continue;
 		f->in_use = false;
 		lc->st[f->egress].flows_aged++;
+		txn_end(ft, &ft->stage[f - ft->flows], f->class_id);
 	}
 }
 
@@ -418,6 +431,75 @@ stage_publish(struct pcr_lcore *lc, uint16_t p, uint64_t vt, uint64_t now_tsc)
 	__atomic_store_n(&lc->pub[p].vt, vt, __ATOMIC_RELAXED);
 }
 
+/* Where pcr_rank_*() find a held flow's link to the next of its level. */
+static inline struct pcr_rank_links
+stage_links(struct pcr_flowtab *ft)
+{
+	return (struct pcr_rank_links){ &ft->stage[0].next,
+					sizeof(struct pcr_stage_flow) };
+}
+
+/* The level held flow @p sf takes in class @p c now: its rank in
+ * completion order (ahead of every rank while the starvation guard's
+ * frames last), the round of fair order. */
+static inline unsigned int
+stage_level(const struct pcr_rates *rs, uint16_t c,
+	    const struct pcr_stage_flow *sf)
+{
+	if (rs->order[c] != PCR_ORDER_COMPLETION)
+		return PCR_RANK_LAST;
+	if (sf->boost != 0)
+		return PCR_RANK_GUARD;
+	return pcr_rank_level(&pcr_app.rank[c], sf->txn_bytes);
+}
+
+/*
+ * The starvation guard of class @p sc (completion order), looked at about
+ * 16 times per --order-guard: a held flow not stamped for --order-guard
+ * goes ahead of every rank for --order-guard-frames frames. Looked at:
+ * the first two flows of each level (a rank's first flow keeps its turn
+ * until its rank changes, so the second is the one that waits longest
+ * there; the others follow it up at the next looks).
+ */
+static void
+stage_guard(struct pcr_flowtab *ft, struct pcr_stage_class *sc,
+	    uint64_t now_tsc)
+{
+	uint64_t wait = pcr_app.cfg.guard_ms * (pcr_clock_tsc_hz() / 1000);
+	struct pcr_rank_links l = stage_links(ft);
+	uint64_t m;
+
+	if (wait == 0 || (int64_t)(now_tsc - sc->guard_tsc) < 0)
+		return;
+	sc->guard_tsc = now_tsc + wait / 16;
+	m = sc->set.mask & ~(UINT64_C(1) << PCR_RANK_GUARD);
+	while (m != 0) {
+		unsigned int lv = (unsigned int)__builtin_ctzll(m);
+		uint32_t idx = sc->set.lv[lv].head;
+		struct pcr_stage_flow *sf = &ft->stage[idx];
+
+		m &= m - 1;
+		if (now_tsc - sf->served_tsc > wait) {
+			pcr_rank_pop(&sc->set, &l, lv);
+		} else {
+			/* the first is served: the second waits */
+			uint32_t first = idx;
+
+			idx = sf->next;
+			if (idx == PCR_RANK_NONE)
+				continue;
+			sf = &ft->stage[idx];
+			if (now_tsc - sf->served_tsc <= wait)
+				continue;
+			pcr_rank_take_after(&sc->set, &l, lv, first);
+		}
+		sf->boost = (uint8_t)pcr_app.cfg.guard_frames;
+		sf->level = PCR_RANK_GUARD;
+		sf->deficit = PCR_STAGE_QUANTUM;
+		pcr_rank_push(&sc->set, &l, PCR_RANK_GUARD, idx);
+	}
+}
+
 /* Hold @p m (wire @p bytes) of flow @p f for egress port x->eg. */
 static void
 stage_add(struct pcr_lcore *lc, const struct stamp_ctx *x,
@@ -455,16 +537,17 @@ stage_add(struct pcr_lcore *lc, const struct stamp_ctx *x,
 	}
 	*stage_link(m) = NULL;
 	if (sf->head == NULL) {
-		/* joins its class's round, at the end, with one quantum */
+		struct pcr_rank_links l = stage_links(ft);
+
+		/* joins its class at the end of its level (fair: the round),
+		 * with one quantum */
 		sf->head = sf->tail = m;
 		sf->cls = c;
 		sf->deficit = PCR_STAGE_QUANTUM;
-		sf->next = PCR_STAGE_NONE;
-		if (sc->head == PCR_STAGE_NONE)
-			sc->head = idx;
-		else
-			ft->stage[sc->tail].next = idx;
-		sc->tail = idx;
+		sf->served_tsc = x->now_tsc;
+		sf->boost = 0;
+		sf->level = (uint8_t)stage_level(x->rs, c, sf);
+		pcr_rank_push(&sc->set, &l, sf->level, idx);
 		sp->active |= UINT64_C(1) << c;
 		if (sp->flows++ == 0) {
 			/* starts level with the lowest competing lcore */
@@ -503,13 +586,15 @@ stage_take(struct pcr_lcore *lc, struct pcr_stage_port *sp, uint16_t p,
 	st->staged--;
 	if (sf->head != NULL)
 		return m;
-	/* its last: out of the round (it is at the round's head) */
+	/* its last: out of its level (it is the level's head) */
 	sf->tail = NULL;
-	sc->head = sf->next;
-	if (sc->head == PCR_STAGE_NONE) {
-		sc->tail = PCR_STAGE_NONE;
-		sp->active &= ~(UINT64_C(1) << c);
+	{
+		struct pcr_rank_links l = stage_links(ft);
+
+		pcr_rank_pop(&sc->set, &l, sf->level);
 	}
+	if (sc->set.mask == 0)
+		sp->active &= ~(UINT64_C(1) << c);
 	if (--sp->flows == 0) {
 		lc->staged_ports &= ~(1u << p);
 		stage_publish(lc, p, UINT64_MAX, rte_rdtsc());
@@ -528,20 +613,6 @@ stage_next_class(uint64_t avail, unsigned int from)
 	return (unsigned int)__builtin_ctzll(avail);
 }
 
-/* Flow @p idx, at the head of class round @p sc, goes to its end. */
-static inline void
-stage_rotate(struct pcr_flowtab *ft, struct pcr_stage_class *sc, uint32_t idx)
-{
-	struct pcr_stage_flow *sf = &ft->stage[idx];
-
-	if (sf->next == PCR_STAGE_NONE)
-		return;
-	sc->head = sf->next;
-	ft->stage[sc->tail].next = idx;
-	sc->tail = idx;
-	sf->next = PCR_STAGE_NONE;
-}
-
 /*
  * Stamp what port @p p holds on this lcore while room opens within the
  * lead: at most PCR_RX_BURST packets, and twice as many looks, a pass (the
@@ -553,6 +624,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 	struct pcr_flowtab *ft = lc->ft;
 	struct pcr_stage_port *sp = &ft->sport[p];
 	struct pcr_lstats *st = &lc->st[p];
+	struct pcr_rank_links links = stage_links(ft);
 	struct stamp_batch b;
 	struct stamp_ctx x;
 	uint64_t blocked = 0, lo;
@@ -578,40 +650,60 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 			return;
 		}
 	}
+	sp->pass++;
 	while ((sp->active & ~blocked) != 0 && n < PCR_RX_BURST &&
 	       looks++ < 2 * PCR_RX_BURST) {
 		unsigned int c = stage_next_class(sp->active & ~blocked,
 						  sp->next_cls);
 		struct pcr_stage_class *sc = &sp->cls[c];
-		uint32_t idx = sc->head;
-		struct pcr_stage_flow *sf = &ft->stage[idx];
-		struct pcr_flow *f = flow_at(ft, idx);
-		struct rte_mbuf *m = sf->head;
-		uint32_t len = rte_pktmbuf_pkt_len(m);
-		uint32_t bytes = len + (uint32_t)pcr_app.cfg.wire_overhead;
+		bool completion = x.rs->order[c] == PCR_ORDER_COMPLETION;
+		struct rte_mbuf *m;
+		struct pcr_stage_flow *sf;
+		struct pcr_flow *f;
+		uint32_t idx, len, bytes;
 		enum pcr_stamp_result r;
 		enum stage_block why;
+		unsigned int nl;
+		int lv;
 
+		if (sc->pass != sp->pass) {
+			sc->pass = sp->pass;
+			sc->skip = 0;
+			if (completion)
+				stage_guard(ft, sc, x.now_tsc);
+		}
+		lv = pcr_rank_best(&sc->set, sc->skip);
+		if (lv < 0) {
+			/* every level's flows wait on their own rates */
+			blocked |= UINT64_C(1) << c;
+			continue;
+		}
+		idx = sc->set.lv[lv].head;
+		sf = &ft->stage[idx];
+		f = flow_at(ft, idx);
+		m = sf->head;
+		len = rte_pktmbuf_pkt_len(m);
+		bytes = len + (uint32_t)pcr_app.cfg.wire_overhead;
 		r = stamp_try(&x, &b, f, m, bytes, x.lead, &why);
 		if (r == PCR_STAMP_WAIT) {
 			if (why == STAGE_BLOCK_PORT) {
 				port_full = true;
 				break; /* no class can go */
 			}
-			if (why == STAGE_BLOCK_CLASS) {
+			if (why == STAGE_BLOCK_CLASS)
 				blocked |= UINT64_C(1) << c;
-			} else {
-				/* its own rate holds it: the next flow's go
-				 * (when the round is this flow alone, the
-				 * class waits with it) */
-				if (sf->next == PCR_STAGE_NONE)
-					blocked |= UINT64_C(1) << c;
-				stage_rotate(ft, sc, idx);
-			}
+			/* its own rate holds it: the next flow of its level
+			 * goes; a level of this flow alone is passed over */
+			else if (!pcr_rank_rotate(&sc->set, &links,
+						  (unsigned int)lv))
+				sc->skip |= UINT64_C(1) << lv;
 			continue;
 		}
 		n++;
 		sp->vt += ((uint64_t)bytes << 8) / sp->flows;
+		sf->served_tsc = x.now_tsc;
+		if (completion)
+			sf->txn_bytes += bytes;
 		stage_take(lc, sp, p, (uint16_t)c, idx, st);
 		if (r == PCR_STAMP_BEYOND) {
 			/* its own rate puts it past the horizon (a rate or
@@ -620,16 +712,26 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 			pcr_flow_q_sub(f, pcr_q(len));
 			rte_pktmbuf_free(m);
 		}
+		sp->turn += bytes;
 		if (sf->head == NULL) {
 			sp->next_cls = c + 1; /* the next class's turn */
-		} else {
-			sf->deficit -= (int32_t)bytes;
-			if (sf->deficit <= 0) {
-				/* its turn is over: to the end of the round */
-				sf->deficit += PCR_STAGE_QUANTUM;
-				stage_rotate(ft, sc, idx);
-				sp->next_cls = c + 1;
-			}
+			sp->turn = 0;
+			continue;
+		}
+		/* its level now: its rank may have changed with the bytes it
+		 * sent, the guard's frames run out, or the order changed */
+		if (!completion)
+			sf->boost = 0;
+		else if (sf->boost != 0)
+			sf->boost--;
+		nl = stage_level(x.rs, (uint16_t)c, sf);
+		pcr_rank_served(&sc->set, &links, (unsigned int)lv, idx, false,
+				nl, bytes, &sf->deficit, PCR_STAGE_QUANTUM);
+		sf->level = (uint8_t)nl;
+		if (sp->turn >= PCR_STAGE_QUANTUM) {
+			/* a quantum of the class's: the next class's turn */
+			sp->next_cls = c + 1;
+			sp->turn = 0;
 		}
 		if (b.k == PCR_RX_BURST)
 			lc->rx_queued |= batch_flush(&x, &b) != 0;
@@ -669,7 +771,8 @@ stage_drop_all(struct pcr_lcore *lc)
 		uint16_t p = (uint16_t)__builtin_ctz(lc->staged_ports);
 		struct pcr_stage_port *sp = &ft->sport[p];
 		unsigned int c = (unsigned int)__builtin_ctzll(sp->active);
-		uint32_t idx = sp->cls[c].head;
+		struct pcr_stage_class *sc = &sp->cls[c];
+		uint32_t idx = sc->set.lv[pcr_rank_best(&sc->set, 0)].head;
 		struct pcr_flow *f = flow_at(ft, idx);
 		struct rte_mbuf *m = stage_take(lc, sp, p, (uint16_t)c, idx,
 						&lc->st[p]);
@@ -678,6 +781,26 @@ stage_drop_all(struct pcr_lcore *lc)
 		rte_pktmbuf_free(m);
 		lc->st[p].drop_shutdown++;
 	}
+}
+
+/*
+ * A packet of flow @p f (a class of completion order) arrived at
+ * @p now_tsc: after PCR_TXN_IDLE_US without one, with nothing of it held,
+ * its last transaction is over and a new one starts. @return its staging
+ * entry, where the bytes it stamps are counted.
+ */
+static inline struct pcr_stage_flow *
+txn_arrival(struct pcr_flowtab *ft, const struct pcr_flow *f,
+	    uint64_t now_tsc)
+{
+	struct pcr_stage_flow *sf = &ft->stage[flow_index(ft, f)];
+
+	if (now_tsc - sf->txn_last_tsc >
+		    pcr_app.tsc_hz / (1000000 / PCR_TXN_IDLE_US) &&
+	    sf->head == NULL)
+		txn_end(ft, sf, f->class_id);
+	sf->txn_last_tsc = now_tsc;
+	return sf;
 }
 
 /*
@@ -728,6 +851,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t len = rte_pktmbuf_pkt_len(m), bytes;
+		struct pcr_stage_flow *tsf;
 		enum pcr_stamp_result r;
 		struct pcr_flow *f;
 		enum stage_block why;
@@ -761,6 +885,9 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			continue;
 		}
 		bytes = len + (uint32_t)c->wire_overhead;
+		tsf = NULL;
+		if (unlikely(x.rs->order[f->class_id] == PCR_ORDER_COMPLETION))
+			tsf = txn_arrival(ft, f, now_tsc);
 		/* something is held for the port: join the round */
 		if (sp->flows != 0) {
 			stage_add(lc, &x, &b, f, m, bytes);
@@ -768,6 +895,8 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		}
 		r = stamp_try(&x, &b, f, m, bytes, x.lead, &why);
 		if (likely(r == PCR_STAMP_PLACED || r == PCR_STAMP_CAPPED)) {
+			if (tsf != NULL)
+				tsf->txn_bytes += bytes;
 			pcr_flow_q_add(f, pcr_q(len));
 		} else if (r == PCR_STAMP_WAIT) {
 			stage_add(lc, &x, &b, f, m, bytes);

@@ -365,6 +365,9 @@ policies_init(struct pcr_app *a)
 	rc = pcr_classtab_publish(a);
 	if (rc != 0)
 		fatal("cannot set up the class table: %s", strerror(-rc));
+	/* completion order: nothing learned yet */
+	for (unsigned int i = 0; i < PCR_MAX_CLASSES; i++)
+		pcr_rank_table_reset(&a->rank[i]);
 }
 
 /* The port's clock and send-on-timestamp, once it has started. */
@@ -712,6 +715,7 @@ control_loop(struct pcr_app *a)
 		}
 		if (now >= next_link) {
 			link_poll(a, false);
+			pcr_rank_poll(now);
 			next_link = now + a->tsc_hz / 100;
 		}
 		pcr_ctl_unlock();

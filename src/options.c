@@ -82,6 +82,10 @@ static const struct opt_def opt_defs[] = {
 	  "hand packets to a NIC with send-on-timestamp this far ahead of departure, 0 = off [0]" },
 	{ "stage-lead", K_U64, OFF(stage_lead_us), 0, 100000, "US",
 	  "under a backlog, hold each flow's packets and stamp the next one, round robin by bytes among flows (as fq), this long before it can leave; at least --offload-horizon; 0 = stamp every packet on arrival (first come, first served) [500]" },
+	{ "order-guard", K_U64, OFF(guard_ms), 0, 60000, "MS",
+	  "in a class of completion order, a held flow not stamped for MS goes ahead of every rank for --order-guard-frames frames, 0 = never [100]" },
+	{ "order-guard-frames", K_U64, OFF(guard_frames), 1, 255, "N",
+	  "frames the starvation guard sends ahead of every rank [16]" },
 	{ "nic-clock-bits", K_U64, OFF(nic_clock_bits), 1, 64, "N",
 	  "width of the NIC clock counter rte_eth_read_clock() reads [64]" },
 };
@@ -95,11 +99,31 @@ static const struct opt_def opt_defs[] = {
 #define OPT_CMDLINE_FILE 1002
 #define OPT_BASE 2000
 
+const char *
+pcr_order_name(enum pcr_order o)
+{
+	return o == PCR_ORDER_COMPLETION ? "completion" : "fair";
+}
+
+int
+pcr_order_parse(const char *s, enum pcr_order *o)
+{
+	if (strcmp(s, "fair") == 0)
+		*o = PCR_ORDER_FAIR;
+	else if (strcmp(s, "completion") == 0)
+		*o = PCR_ORDER_COMPLETION;
+	else
+		return -1;
+	return 0;
+}
+
 void
 pcr_options_defaults(struct pcr_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->burst = PCR_BURST_DEFAULT;
+	c->guard_ms = PCR_GUARD_MS_DEFAULT;
+	c->guard_frames = PCR_GUARD_FRAMES_DEFAULT;
 	c->slot_ns = 1000;
 	c->horizon_ms = 2000;
 	c->horizon_policy = PCR_WHEEL_HORIZON_DROP;
@@ -315,9 +339,16 @@ load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 				cl->flow_rate_bps = v;
 				cl->flow_rate_set = true;
 			}
+		} else if (strcmp(ent[i].name, "order") == 0) {
+			if (pcr_order_parse(ent[i].value, &cl->order) != 0) {
+				fprintf(stderr,
+					"pacer: %s: '%s': the order is fair or completion\n",
+					where, ent[i].value);
+				return -1;
+			}
 		} else {
 			fprintf(stderr,
-				"pacer: %s: unknown key (a class has match, rate, flow-rate)\n",
+				"pacer: %s: unknown key (a class has match, rate, flow-rate, order)\n",
 				where);
 			return -1;
 		}
@@ -707,7 +738,7 @@ pcr_options_write(FILE *f, const struct pcr_config *c)
 			fprintf(f, "\nflow-rate = ");
 			rate_write(f, cl->flow_rate_bps);
 		}
-		fprintf(f, "\n");
+		fprintf(f, "\norder = %s\n", pcr_order_name(cl->order));
 	}
 	fprintf(f, "\n[class default]\nrate = ");
 	rate_write(f, c->classes[0].rate_bps);
@@ -715,5 +746,5 @@ pcr_options_write(FILE *f, const struct pcr_config *c)
 		fprintf(f, "\nflow-rate = ");
 		rate_write(f, c->classes[0].flow_rate_bps);
 	}
-	fprintf(f, "\n");
+	fprintf(f, "\norder = %s\n", pcr_order_name(c->classes[0].order));
 }

@@ -32,6 +32,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "pcr_classify.h"
+#include "pcr_rank.h"
 #include "pcr_clock.h"
 #include "pcr_hist.h"
 #include "pcr_match.h"
@@ -72,6 +73,19 @@ extern int pcr_logtype_ctl;
 /* ------------------------------------------------------------------ */
 /* Configuration                                                       */
 
+/** Which held flow of a class is stamped next (dataplane.c, "Per-flow
+ *  staging"; lib/policy/pcr_rank.h). */
+enum pcr_order {
+	PCR_ORDER_FAIR = 0,       /**< round robin by bytes (fq) */
+	PCR_ORDER_COMPLETION = 1, /**< the transaction likeliest to finish
+				   *   first (Gittins index of its bytes) */
+};
+
+/** "fair", "completion". */
+const char *pcr_order_name(enum pcr_order o);
+/** Parse @p s into @p o; -1 if it is neither name. */
+int pcr_order_parse(const char *s, enum pcr_order *o);
+
 struct pcr_class_conf {
 	char name[PCR_CLASS_NAMELEN];
 	bool deleted;           /**< `del class` at run time: slot unused */
@@ -80,6 +94,7 @@ struct pcr_class_conf {
 	uint64_t rate_bps;      /**< class aggregate; 0 = unlimited */
 	uint64_t flow_rate_bps; /**< per flow in the class */
 	bool flow_rate_set;     /**< else the global --flow-rate */
+	enum pcr_order order;   /**< among its held flows [fair] */
 };
 
 struct pcr_config {
@@ -106,6 +121,9 @@ struct pcr_config {
 	uint64_t clock_period_ms; /**< TSC re-measure / NIC fit period */
 	uint64_t offload_horizon_us; /**< send-on-timestamp lead, 0 = off */
 	uint64_t stage_lead_us;  /**< staging lead H, 0 = stamp on arrival */
+	uint64_t guard_ms;       /**< completion order: a held flow not
+				  *   stamped this long goes first, 0 = never */
+	uint64_t guard_frames;   /**< ... for this many frames */
 	uint64_t nic_clock_bits; /**< NIC clock counter width */
 	/** classes[0] is "default"; the others in file (match) order. A
 	 *  class's index is its id for good: `del class` marks it deleted,
@@ -238,6 +256,7 @@ struct pcr_rates {
 	struct pcr_rate agg;
 	struct pcr_rate cls[PCR_MAX_CLASSES];
 	struct pcr_rate cls_flow[PCR_MAX_CLASSES];
+	uint8_t order[PCR_MAX_CLASSES]; /**< enum pcr_order */
 	/* the shared policies' calendars (lib/policy/pcr_cal.h), one per
 	 * finite rate, published with the rates they are sized for: a set
 	 * keeps the previous set's calendar where it still suits the rate
@@ -373,19 +392,37 @@ struct pcr_rxq {
  *  and a short flow waits one frame per other flow, not two. */
 #define PCR_STAGE_QUANTUM 1514
 
+/** A transaction ends after this long without an arrival of its flow
+ *  (completion order learns sizes from the transactions that end). */
+#define PCR_TXN_IDLE_US 1000
+/** --order-guard and --order-guard-frames defaults (issue 18). */
+#define PCR_GUARD_MS_DEFAULT 100
+#define PCR_GUARD_FRAMES_DEFAULT 16
+
 /** A flow's staging queue: its mbufs linked through the departure
- *  dynfield (unused until the packet is stamped). */
+ *  dynfield (unused until the packet is stamped); and, in a class of
+ *  completion order, its current transaction. */
 struct pcr_stage_flow {
 	struct rte_mbuf *head, *tail;
-	uint32_t next;     /**< next flow on its class's round */
+	uint32_t next;     /**< next flow of its level (pcr_rank_links) */
 	int32_t deficit;   /**< bytes it may still stamp this turn */
-	uint16_t cls;      /**< the class round it is on */
+	uint16_t cls;      /**< the class it is held in */
+	uint8_t level;     /**< its level there (lib/policy/pcr_rank.h) */
+	uint8_t boost;     /**< frames the starvation guard still gives it */
+	uint64_t served_tsc; /**< last stamped, or held since */
+	uint64_t txn_bytes;  /**< wire bytes stamped in its transaction */
+	uint64_t txn_last_tsc; /**< its last arrival */
 };
 
-/** The flows of one class staged for one egress port, in round order. */
+/** The flows of one class staged for one egress port, by level (fair
+ *  order: all at PCR_RANK_LAST, in round order). */
 struct pcr_stage_class {
-	uint32_t head, tail; /**< flow indexes, PCR_STAGE_NONE: empty */
 	uint64_t bytes;      /**< wire bytes staged */
+	uint64_t skip;       /**< levels whose flows all wait on their own
+			      *   rate, this pass (pass) */
+	uint32_t pass;
+	uint64_t guard_tsc;  /**< the starvation guard's next look */
+	struct pcr_rank_set set;
 };
 
 /** One egress port's staging on one RX lcore. */
@@ -397,6 +434,8 @@ struct pcr_stage_port {
 	uint64_t vt;         /**< virtual time: bytes stamped per staged flow,
 			      *   x 256 (the rank other lcores compare) */
 	uint64_t last_tsc;   /**< last pass (staging non-empty) */
+	uint32_t pass;       /**< passes, for pcr_stage_class.skip */
+	uint32_t turn;       /**< bytes stamped in this class's turn */
 	struct pcr_stage_class cls[PCR_MAX_CLASSES];
 };
 
@@ -418,6 +457,9 @@ struct pcr_flowtab {
 	uint32_t age_batch;      /**< entries looked at per ageing pass */
 	uint64_t next_age_tsc;
 	struct pcr_stage_port *sport; /**< [n_ports], by egress port */
+	/** completed transactions, by class (this lcore writes, the
+	 *  control lcore reads: pcr_rank_poll()) */
+	struct pcr_rank_hist *hist; /**< [PCR_MAX_CLASSES] */
 };
 
 enum pcr_role { PCR_ROLE_NONE = 0, PCR_ROLE_RX = 1, PCR_ROLE_TX = 2 };
@@ -475,6 +517,9 @@ struct pcr_app {
 	struct rte_rcu_qsbr *qsbr; /**< workers report quiescent per loop */
 	uint64_t rates_published; /**< rate sets replaced since start */
 	struct pcr_classtab *classtab; /**< RCU: __atomic_load_n(ACQUIRE) */
+	/** completion order's levels by class, rebuilt by pcr_rank_poll()
+	 *  byte by byte (relaxed: a rank read half old is harmless) */
+	struct pcr_rank_table rank[PCR_MAX_CLASSES];
 	bool forwarding;         /**< RX lcores poll (start/stop), atomic */
 	bool fwd_touched;        /**< start/stop given: no auto-start */
 	bool quit;               /**< `quit`: shut down as on SIGTERM */
@@ -581,6 +626,14 @@ void pcr_wheel_drop_cb(struct rte_mbuf *m, enum pcr_wheel_drop_reason r,
 		       void *arg);
 int pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries);
 void pcr_flowtab_free(struct pcr_flowtab *ft);
+/**
+ * Completion order's learning, on the control lcore about every 10 ms:
+ * the transactions the RX lcores saw complete since the last call join each
+ * class's histogram (older ones fading by 1/8 a rebuild), and a class of
+ * completion order whose table is due (once a second, or at once while it
+ * has learned nothing) gets it rebuilt (pcr_app.rank).
+ */
+void pcr_rank_poll(uint64_t now_tsc);
 
 /* stats.c */
 struct pcr_port_snap {

@@ -271,6 +271,8 @@ tel_classes(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(x, "rate_bps", c->classes[i].rate_bps);
 		rte_tel_data_add_dict_u64(x, "flow_rate_bps",
 					  pcr_app.ports[0].rates->cls_flow[i].bps);
+		rte_tel_data_add_dict_string(x, "order",
+					     pcr_order_name(c->classes[i].order));
 		rte_tel_data_add_dict_u64(x, "tx_packets", pk);
 		rte_tel_data_add_dict_u64(x, "tx_bytes", by);
 		tel_name(name, sizeof(name), c->classes[i].name);

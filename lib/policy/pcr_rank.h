@@ -82,12 +82,17 @@ pcr_rank_octave(uint64_t bytes)
 	return k < PCR_RANK_OCTAVES ? k : PCR_RANK_OCTAVES - 1;
 }
 
-/** Count a completed transaction of @p bytes (0: none). */
+/** Count a completed transaction of @p bytes (0: none). One writer; others
+ *  may read the counts at any time (relaxed). */
 static inline void
 pcr_rank_hist_add(struct pcr_rank_hist *h, uint64_t bytes)
 {
-	if (bytes != 0)
-		h->n[pcr_rank_octave(bytes)]++;
+	uint64_t *n;
+
+	if (bytes == 0)
+		return;
+	n = &h->n[pcr_rank_octave(bytes)];
+	__atomic_store_n(n, *n + 1, __ATOMIC_RELAXED);
 }
 
 /** The bin of @p bytes of attained service. */
@@ -190,6 +195,20 @@ pcr_rank_pop(struct pcr_rank_set *s, const struct pcr_rank_links *l,
 		q->tail = PCR_RANK_NONE;
 		s->mask &= ~(UINT64_C(1) << lv);
 	}
+	return idx;
+}
+
+/** Take the flow after @p prev out of level @p lv (there must be one). */
+static inline uint32_t
+pcr_rank_take_after(struct pcr_rank_set *s, const struct pcr_rank_links *l,
+		    unsigned int lv, uint32_t prev)
+{
+	struct pcr_rank_fifo *q = &s->lv[lv];
+	uint32_t idx = *pcr_rank_next_(l, prev);
+
+	*pcr_rank_next_(l, prev) = *pcr_rank_next_(l, idx);
+	if (q->tail == idx)
+		q->tail = prev;
 	return idx;
 }
 

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The pacer authors
+#
+# Judge for test_completion.sh: rounds of N equal transactions of T frames
+# (txn_send.py), read from pacer's output capture. In each round, every
+# flow's completion time is from the round's first departure to the end of
+# its own last frame; the round's mean is compared with two references for
+# the same N x T frames, all ready at the round's start on a link at RATE:
+# fair sharing (frame-by-frame round robin: mean N T - (N - 1) / 2 frame
+# times) and SRPT (one transaction after another: T (N + 1) / 2).
+#
+#   rounds.py OUT.pcap --stats STATS.json [--port P] --rate RATE --flows N --frames T
+#             --rounds R --from K --sender SENDER.json --lead-us H
+#             [--time-scale F] (--at-most RATIO | --at-least RATIO)
+#
+# Judged: rounds K..R (the first ones teach pacer the sizes). The mean of
+# their means must be at most (or, for a negative control, at least) RATIO
+# x fair's, give or take A = L + H + S: L pacer's largest departure error,
+# H the staging lead, S the longest time the sender took to hand a judged
+# round's frames over (arrivals spread over S, not all ready at once).
+# Always: every frame out once, each flow's frames in order.
+# Exit status: 0 all hold, 1 a check failed (named on stderr), 2 bad input.
+import argparse
+import json
+import sys
+
+from windows import parse_frame, parse_rate, read_pcap
+
+
+def main():
+    ap = argparse.ArgumentParser(description="completion order, in rounds")
+    ap.add_argument("out")
+    ap.add_argument("--stats", required=True)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--rate", required=True)
+    ap.add_argument("--flows", type=int, required=True)
+    ap.add_argument("--frames", type=int, required=True)
+    ap.add_argument("--rounds", type=int, required=True)
+    ap.add_argument("--from", dest="first", type=int, required=True)
+    ap.add_argument("--sender", required=True)
+    ap.add_argument("--lead-us", type=float, required=True)
+    ap.add_argument("--time-scale", type=float)
+    ap.add_argument("--at-most", type=float)
+    ap.add_argument("--at-least", type=float)
+    ap.add_argument("--title", default="")
+    a = ap.parse_args()
+    try:
+        st = json.load(open(a.stats))
+        port = st["ports"][a.port]
+        late = float((port.get("departure_error_ns") or
+                      st["departure_error_ns"])["max"])
+        overhead = int(st.get("wire_overhead", 0))
+        scale = a.time_scale if a.time_scale else st["tsc_hz_eal"] / st["tsc_hz"]
+        spread = json.load(open(a.sender))["spread_s"]
+        bps = parse_rate(a.rate)
+        fout = read_pcap(a.out)
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as ex:
+        print("rounds.py: %s" % ex, file=sys.stderr)
+        return 2
+    n, T = a.flows, a.frames
+    fails = []
+    t0 = fout[0][0] if fout else 0
+    rounds = [dict() for _ in range(a.rounds)]
+    last_seq = {}
+    frame_ns = None
+    for t, orig, data in fout:
+        h = parse_frame(data)
+        if h is None or h[5] is None:
+            continue
+        flow, seq = h[5]
+        t = (t - t0) * scale
+        if seq <= last_seq.get(flow, -1):
+            fails.append("flow %d out of order (%d after %d)"
+                         % (flow, seq, last_seq[flow]))
+        last_seq[flow] = seq
+        r = seq // T
+        if flow >= n or r >= a.rounds:
+            fails.append("frame of flow %d round %d not sent" % (flow, r))
+            continue
+        ft = (orig + overhead) * 8e9 / bps
+        frame_ns = ft
+        rnd = rounds[r]
+        rnd.setdefault("start", t)
+        rnd.setdefault("n", 0)
+        rnd["n"] += 1
+        rnd.setdefault("done", {})[flow] = t + ft
+    for r, rnd in enumerate(rounds):
+        if rnd.get("n", 0) != n * T:
+            fails.append("round %d: %d frames out of %d"
+                         % (r, rnd.get("n", 0), n * T))
+    if fails:
+        for f in fails[:5]:
+            print("FAIL: %s: %s" % (a.title, f), file=sys.stderr)
+        return 1
+    fair = (n * T - (n - 1) / 2) * frame_ns
+    srpt = T * (n + 1) / 2 * frame_ns
+    means = []
+    for r, rnd in enumerate(rounds):
+        m = sum(d - rnd["start"] for d in rnd["done"].values()) / n
+        means.append(m)
+    judged = means[a.first - 1:]
+    m = sum(judged) / len(judged)
+    s_max = max(spread[a.first - 1:]) * 1e9
+    allow = late + a.lead_us * 1000 + s_max
+    print("%s: N %d x %d frames, rounds %d-%d of %d; mean completion %.2f ms = "
+          "%.3f of fair (%.2f ms); SRPT %.2f ms (%.3f); first rounds %s; "
+          "allowance %.2f ms (L %.1f us, H %.0f us, sender %.2f ms)"
+          % (a.title, n, T, a.first, a.rounds, a.rounds, m / 1e6, m / fair,
+             fair / 1e6, srpt / 1e6, srpt / fair,
+             " ".join("%.3f" % (x / fair) for x in means[:a.first - 1]),
+             allow / 1e6, late / 1e3, a.lead_us, s_max / 1e6))
+    if a.at_most is not None and m > a.at_most * fair + allow:
+        fails.append("mean completion %.2f ms > %.2f x fair %.2f ms + A"
+                     % (m / 1e6, a.at_most, fair / 1e6))
+    if a.at_least is not None and m < a.at_least * fair - allow:
+        fails.append("mean completion %.2f ms < %.2f x fair %.2f ms - A"
+                     % (m / 1e6, a.at_least, fair / 1e6))
+    for f in fails:
+        print("FAIL: %s: %s" % (a.title, f), file=sys.stderr)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
