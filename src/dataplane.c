@@ -73,7 +73,13 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 	ft->hist = rte_zmalloc_socket("pcr_rank_hist",
 				      PCR_MAX_CLASSES * sizeof(*ft->hist),
 				      RTE_CACHE_LINE_SIZE, hp.socket_id);
-	if (ft->stage == NULL || ft->sport == NULL || ft->hist == NULL) {
+	ft->txn_q = rte_malloc_socket("pcr_txn_q",
+				      (entries + PCR_MAX_CLASSES) *
+					      sizeof(*ft->txn_q),
+				      RTE_CACHE_LINE_SIZE, hp.socket_id);
+	if (ft->stage == NULL || ft->sport == NULL || ft->hist == NULL ||
+	    ft->txn_q == NULL) {
+		rte_free(ft->txn_q);
 		rte_free(ft->hist);
 		rte_free(ft->stage);
 		rte_free(ft->sport);
@@ -85,8 +91,12 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 	for (i = 0; i < pcr_app.n_ports; i++) {
 		unsigned int c;
 
-		for (c = 0; c < PCR_MAX_CLASSES; c++)
-			pcr_rank_set_init(&ft->sport[i].cls[c].set);
+		for (c = 0; c < PCR_MAX_CLASSES; c++) {
+			struct pcr_stage_class *sc = &ft->sport[i].cls[c];
+
+			pcr_rank_set_init(&sc->set);
+			sc->lru_head = sc->lru_tail = PCR_RANK_NONE;
+		}
 		lc->pub[i].vt = UINT64_MAX;
 	}
 	for (i = 0; i < PCR_MAX_CLASSES; i++)
@@ -109,6 +119,7 @@ pcr_flowtab_free(struct pcr_flowtab *ft)
 	rte_free(ft->stage);
 	rte_free(ft->sport);
 	rte_free(ft->hist);
+	rte_free(ft->txn_q);
 	rte_free(ft);
 }
 
@@ -165,12 +176,71 @@ flow_burst(const struct pcr_flow *f)
 	return rs->cls_flow[f->class_id].burst;
 }
 
+static inline uint32_t
+flow_index(const struct pcr_flowtab *ft, const struct pcr_flow *f)
+{
+	if (f >= ft->flows && f < ft->flows + ft->entries)
+		return (uint32_t)(f - ft->flows);
+	return ft->entries + (uint32_t)(f - ft->overflow);
+}
+
+static inline struct pcr_flow *
+flow_at(struct pcr_flowtab *ft, uint32_t i)
+{
+	return i < ft->entries ? &ft->flows[i] : &ft->overflow[i - ft->entries];
+}
+
 /* Flow @p sf's transaction (class @p cls) is over: its size is learned. */
 static inline void
 txn_end(struct pcr_flowtab *ft, struct pcr_stage_flow *sf, uint16_t cls)
 {
 	pcr_rank_hist_add(&ft->hist[cls], sf->txn_bytes);
 	sf->txn_bytes = 0;
+}
+
+/*
+ * Transactions end after PCR_TXN_IDLE_US without an arrival (completion
+ * order learns their sizes). A flow of completion order that has nothing
+ * held after a stamp goes on txn_q (once); txn_poll() ends the transaction
+ * of the oldest once it has been idle that long, without waiting for its
+ * next packet. One that is held again leaves the queue (it comes back when
+ * it next empties); one that had an arrival since goes to the back.
+ */
+static inline void
+txn_watch(struct pcr_flowtab *ft, struct pcr_stage_flow *sf)
+{
+	uint32_t cap = ft->entries + PCR_MAX_CLASSES;
+
+	if (sf->txn_queued)
+		return;
+	sf->txn_queued = true;
+	ft->txn_q[(ft->txn_head + ft->txn_n++) % cap] =
+		(uint32_t)(sf - ft->stage);
+}
+
+static void
+txn_poll(struct pcr_flowtab *ft, uint64_t now_tsc)
+{
+	uint64_t idle = pcr_app.tsc_hz / (1000000 / PCR_TXN_IDLE_US);
+	uint32_t cap = ft->entries + PCR_MAX_CLASSES;
+	unsigned int looks;
+
+	for (looks = 0; looks < 8 && ft->txn_n != 0; looks++) {
+		uint32_t idx = ft->txn_q[ft->txn_head];
+		struct pcr_stage_flow *sf = &ft->stage[idx];
+		struct pcr_flow *f = flow_at(ft, idx);
+
+		ft->txn_head = (ft->txn_head + 1) % cap;
+		ft->txn_n--;
+		sf->txn_queued = false;
+		if (sf->head != NULL)
+			continue; /* held again: back when it empties */
+		if (now_tsc - sf->txn_last_tsc <= idle) {
+			txn_watch(ft, sf); /* not idle yet: to the back */
+			return;
+		}
+		txn_end(ft, sf, f->class_id);
+	}
 }
 
 /*
@@ -383,20 +453,6 @@ batch_flush(const struct stamp_ctx *x, struct stamp_batch *b)
  * from the calendars, so the link idled instead of bursting later.
  */
 
-static inline uint32_t
-flow_index(const struct pcr_flowtab *ft, const struct pcr_flow *f)
-{
-	if (f >= ft->flows && f < ft->flows + ft->entries)
-		return (uint32_t)(f - ft->flows);
-	return ft->entries + (uint32_t)(f - ft->overflow);
-}
-
-static inline struct pcr_flow *
-flow_at(struct pcr_flowtab *ft, uint32_t i)
-{
-	return i < ft->entries ? &ft->flows[i] : &ft->overflow[i - ft->entries];
-}
-
 /* A held packet's link to the next one of its flow: the departure dynfield,
  * unused until the packet is stamped. */
 static inline struct rte_mbuf **
@@ -435,7 +491,7 @@ stage_publish(struct pcr_lcore *lc, uint16_t p, uint64_t vt, uint64_t now_tsc)
 static inline struct pcr_rank_links
 stage_links(struct pcr_flowtab *ft)
 {
-	return (struct pcr_rank_links){ &ft->stage[0].next,
+	return (struct pcr_rank_links){ &ft->stage[0].next, &ft->stage[0].prev,
 					sizeof(struct pcr_stage_flow) };
 }
 
@@ -453,50 +509,77 @@ stage_level(const struct pcr_rates *rs, uint16_t c,
 	return pcr_rank_level(&pcr_app.rank[c], sf->txn_bytes);
 }
 
+/* Flow @p idx leaves class @p sc's list of held flows by last stamp. */
+static inline void
+lru_unlink(struct pcr_flowtab *ft, struct pcr_stage_class *sc, uint32_t idx)
+{
+	struct pcr_stage_flow *sf = &ft->stage[idx];
+
+	if (!sf->on_lru)
+		return;
+	if (sf->lru_prev == PCR_RANK_NONE)
+		sc->lru_head = sf->lru_next;
+	else
+		ft->stage[sf->lru_prev].lru_next = sf->lru_next;
+	if (sf->lru_next == PCR_RANK_NONE)
+		sc->lru_tail = sf->lru_prev;
+	else
+		ft->stage[sf->lru_next].lru_prev = sf->lru_prev;
+	sf->on_lru = false;
+}
+
+/* Flow @p idx goes to the end of class @p sc's list (just stamped). */
+static inline void
+lru_touch(struct pcr_flowtab *ft, struct pcr_stage_class *sc, uint32_t idx)
+{
+	struct pcr_stage_flow *sf = &ft->stage[idx];
+
+	lru_unlink(ft, sc, idx);
+	sf->lru_next = PCR_RANK_NONE;
+	sf->lru_prev = sc->lru_tail;
+	if (sc->lru_tail == PCR_RANK_NONE)
+		sc->lru_head = idx;
+	else
+		ft->stage[sc->lru_tail].lru_next = idx;
+	sc->lru_tail = idx;
+	sf->on_lru = true;
+}
+
 /*
  * The starvation guard of class @p sc (completion order), looked at about
- * 16 times per --order-guard: a held flow not stamped for --order-guard
- * goes ahead of every rank for --order-guard-frames frames. Looked at:
- * the first two flows of each level (a rank's first flow keeps its turn
- * until its rank changes, so the second is the one that waits longest
- * there; the others follow it up at the next looks).
+ * 16 times per --order-guard: every held flow not stamped for
+ * --order-guard goes ahead of every rank for --order-guard-frames frames.
+ * The class keeps its held flows in the order they were last stamped (or
+ * held), so the look takes them from the front while they are that old:
+ * up to 64 a look (a flow boosted goes to the back, as if stamped; one
+ * already boosted waits its turn in the guard's level).
  */
 static void
 stage_guard(struct pcr_flowtab *ft, struct pcr_stage_class *sc,
-	    uint64_t now_tsc)
+	    uint64_t now_tsc, struct pcr_lstats *st)
 {
 	uint64_t wait = pcr_app.cfg.guard_ms * (pcr_clock_tsc_hz() / 1000);
 	struct pcr_rank_links l = stage_links(ft);
-	uint64_t m;
+	unsigned int n;
 
 	if (wait == 0 || (int64_t)(now_tsc - sc->guard_tsc) < 0)
 		return;
 	sc->guard_tsc = now_tsc + wait / 16;
-	m = sc->set.mask & ~(UINT64_C(1) << PCR_RANK_GUARD);
-	while (m != 0) {
-		unsigned int lv = (unsigned int)__builtin_ctzll(m);
-		uint32_t idx = sc->set.lv[lv].head;
+	for (n = 0; n < 64 && sc->lru_head != PCR_RANK_NONE; n++) {
+		uint32_t idx = sc->lru_head;
 		struct pcr_stage_flow *sf = &ft->stage[idx];
 
-		m &= m - 1;
-		if (now_tsc - sf->served_tsc > wait) {
-			pcr_rank_pop(&sc->set, &l, lv);
-		} else {
-			/* the first is served: the second waits */
-			uint32_t first = idx;
-
-			idx = sf->next;
-			if (idx == PCR_RANK_NONE)
-				continue;
-			sf = &ft->stage[idx];
-			if (now_tsc - sf->served_tsc <= wait)
-				continue;
-			pcr_rank_take_after(&sc->set, &l, lv, first);
-		}
+		if (now_tsc - sf->served_tsc <= wait)
+			break;
+		lru_touch(ft, sc, idx);
+		if (sf->boost != 0)
+			continue;
+		pcr_rank_remove(&sc->set, &l, sf->level, idx);
 		sf->boost = (uint8_t)pcr_app.cfg.guard_frames;
 		sf->level = PCR_RANK_GUARD;
 		sf->deficit = PCR_STAGE_QUANTUM;
 		pcr_rank_push(&sc->set, &l, PCR_RANK_GUARD, idx);
+		st->order_guard++;
 	}
 }
 
@@ -548,6 +631,8 @@ stage_add(struct pcr_lcore *lc, const struct stamp_ctx *x,
 		sf->boost = 0;
 		sf->level = (uint8_t)stage_level(x->rs, c, sf);
 		pcr_rank_push(&sc->set, &l, sf->level, idx);
+		if (x->rs->order[c] == PCR_ORDER_COMPLETION)
+			lru_touch(ft, sc, idx);
 		sp->active |= UINT64_C(1) << c;
 		if (sp->flows++ == 0) {
 			/* starts level with the lowest competing lcore */
@@ -593,6 +678,7 @@ stage_take(struct pcr_lcore *lc, struct pcr_stage_port *sp, uint16_t p,
 
 		pcr_rank_pop(&sc->set, &l, sf->level);
 	}
+	lru_unlink(ft, sc, idx);
 	if (sc->set.mask == 0)
 		sp->active &= ~(UINT64_C(1) << c);
 	if (--sp->flows == 0) {
@@ -670,7 +756,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 			sc->pass = sp->pass;
 			sc->skip = 0;
 			if (completion)
-				stage_guard(ft, sc, x.now_tsc);
+				stage_guard(ft, sc, x.now_tsc, st);
 		}
 		lv = pcr_rank_best(&sc->set, sc->skip);
 		if (lv < 0) {
@@ -702,8 +788,12 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 		n++;
 		sp->vt += ((uint64_t)bytes << 8) / sp->flows;
 		sf->served_tsc = x.now_tsc;
-		if (completion)
+		if (completion) {
 			sf->txn_bytes += bytes;
+			lru_touch(ft, sc, idx);
+		} else {
+			lru_unlink(ft, sc, idx);
+		}
 		stage_take(lc, sp, p, (uint16_t)c, idx, st);
 		if (r == PCR_STAMP_BEYOND) {
 			/* its own rate puts it past the horizon (a rate or
@@ -714,6 +804,8 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 		}
 		sp->turn += bytes;
 		if (sf->head == NULL) {
+			if (completion)
+				txn_watch(ft, sf);
 			sp->next_cls = c + 1; /* the next class's turn */
 			sp->turn = 0;
 			continue;
@@ -895,8 +987,10 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		}
 		r = stamp_try(&x, &b, f, m, bytes, x.lead, &why);
 		if (likely(r == PCR_STAMP_PLACED || r == PCR_STAMP_CAPPED)) {
-			if (tsf != NULL)
+			if (tsf != NULL) {
 				tsf->txn_bytes += bytes;
+				txn_watch(ft, tsf);
+			}
 			pcr_flow_q_add(f, pcr_q(len));
 		} else if (r == PCR_STAMP_WAIT) {
 			stage_add(lc, &x, &b, f, m, bytes);
@@ -1317,7 +1411,9 @@ pcr_worker_main(void *arg)
 				/* held packets leave on time, forwarding
 				 * stopped or not */
 				stage_serve_all(lc);
-				flowtab_age(lc, rte_rdtsc());
+				now = rte_rdtsc();
+				flowtab_age(lc, now);
+				txn_poll(lc->ft, now);
 			} else if (!lc->rx_stopped) {
 				/* what is held leaves on time first (or is
 				 * dropped, with PCR_STOP_DROP) */

@@ -289,6 +289,8 @@ struct pcr_lstats {
 	uint64_t stage_stalls;   /**< passes that found staging unserved
 				  *   for longer than the lead */
 	uint64_t stage_stall_tsc; /**< the time beyond the lead they found */
+	uint64_t order_guard;    /**< held flows the starvation guard moved
+				  *   ahead of every rank (completion order) */
 	uint64_t drop_shutdown;  /**< staged, dropped at shutdown */
 } __rte_cache_aligned;
 
@@ -405,10 +407,15 @@ struct pcr_rxq {
 struct pcr_stage_flow {
 	struct rte_mbuf *head, *tail;
 	uint32_t next;     /**< next flow of its level (pcr_rank_links) */
+	uint32_t prev;     /**< previous one */
+	uint32_t lru_next, lru_prev; /**< its class's flows by last stamp
+				      *   (completion order: the guard) */
 	int32_t deficit;   /**< bytes it may still stamp this turn */
 	uint16_t cls;      /**< the class it is held in */
 	uint8_t level;     /**< its level there (lib/policy/pcr_rank.h) */
 	uint8_t boost;     /**< frames the starvation guard still gives it */
+	bool txn_queued;   /**< on the lcore's txn_q */
+	bool on_lru;       /**< on its class's lru list */
 	uint64_t served_tsc; /**< last stamped, or held since */
 	uint64_t txn_bytes;  /**< wire bytes stamped in its transaction */
 	uint64_t txn_last_tsc; /**< its last arrival */
@@ -422,6 +429,8 @@ struct pcr_stage_class {
 			      *   rate, this pass (pass) */
 	uint32_t pass;
 	uint64_t guard_tsc;  /**< the starvation guard's next look */
+	uint32_t lru_head, lru_tail; /**< completion order: held flows, the
+				      *   longest unstamped first */
 	struct pcr_rank_set set;
 };
 
@@ -460,6 +469,11 @@ struct pcr_flowtab {
 	/** completed transactions, by class (this lcore writes, the
 	 *  control lcore reads: pcr_rank_poll()) */
 	struct pcr_rank_hist *hist; /**< [PCR_MAX_CLASSES] */
+	/** flows of completion order with nothing held, oldest first, whose
+	 *  transaction ends once they are idle (txn_poll()); a ring of
+	 *  entries + PCR_MAX_CLASSES, each flow on it once at most */
+	uint32_t *txn_q;
+	uint32_t txn_head, txn_n;
 };
 
 enum pcr_role { PCR_ROLE_NONE = 0, PCR_ROLE_RX = 1, PCR_ROLE_TX = 2 };
@@ -644,6 +658,7 @@ struct pcr_port_snap {
 	uint64_t queued, pending;
 	uint64_t staged, staged_total, stage_stalls; /**< per-flow staging */
 	uint64_t stage_stall_ns;
+	uint64_t order_guard;
 	uint64_t drop_horizon, drop_flow_limit, drop_spill, drop_no_mbuf,
 		drop_tx, drop_shutdown, drop_inbox, drop_wheel_nomem,
 		drop_rx_missed, drop_link;

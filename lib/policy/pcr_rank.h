@@ -133,19 +133,21 @@ struct pcr_rank_fifo {
 
 /**
  * One class's held flows, by level: the best level is the lowest set bit
- * of @p mask. Flows are indexes into the caller's array; each flow's link
- * to the next of its level is a uint32_t at `next` + index x `stride`
- * bytes (struct pcr_rank_links: a field of the caller's per-flow struct).
- * A flow is in one level at a time.
+ * of @p mask. Flows are indexes into the caller's array; each flow's links
+ * to the next and the previous flow of its level are uint32_t fields of the
+ * caller's per-flow struct (struct pcr_rank_links). A flow is in one level
+ * at a time.
  */
 struct pcr_rank_set {
 	uint64_t mask;
 	struct pcr_rank_fifo lv[PCR_RANK_LEVELS];
 };
 
-/** Where pcr_rank_*() find a flow's link. */
+/** Where pcr_rank_*() find a flow's links: flow i's are at
+ *  next + i x stride and prev + i x stride. */
 struct pcr_rank_links {
 	void *next;
+	void *prev;
 	size_t stride;
 };
 
@@ -153,6 +155,12 @@ static inline uint32_t *
 pcr_rank_next_(const struct pcr_rank_links *l, uint32_t idx)
 {
 	return (uint32_t *)(void *)((char *)l->next + (size_t)idx * l->stride);
+}
+
+static inline uint32_t *
+pcr_rank_prev_(const struct pcr_rank_links *l, uint32_t idx)
+{
+	return (uint32_t *)(void *)((char *)l->prev + (size_t)idx * l->stride);
 }
 
 static inline void
@@ -173,6 +181,7 @@ pcr_rank_push(struct pcr_rank_set *s, const struct pcr_rank_links *l,
 	struct pcr_rank_fifo *q = &s->lv[lv];
 
 	*pcr_rank_next_(l, idx) = PCR_RANK_NONE;
+	*pcr_rank_prev_(l, idx) = q->tail;
 	if (q->head == PCR_RANK_NONE) {
 		q->head = idx;
 		s->mask |= UINT64_C(1) << lv;
@@ -182,33 +191,34 @@ pcr_rank_push(struct pcr_rank_set *s, const struct pcr_rank_links *l,
 	q->tail = idx;
 }
 
+/** Take flow @p idx out of level @p lv, wherever it is there. */
+static inline void
+pcr_rank_remove(struct pcr_rank_set *s, const struct pcr_rank_links *l,
+		unsigned int lv, uint32_t idx)
+{
+	struct pcr_rank_fifo *q = &s->lv[lv];
+	uint32_t nx = *pcr_rank_next_(l, idx), pv = *pcr_rank_prev_(l, idx);
+
+	if (pv == PCR_RANK_NONE)
+		q->head = nx;
+	else
+		*pcr_rank_next_(l, pv) = nx;
+	if (nx == PCR_RANK_NONE)
+		q->tail = pv;
+	else
+		*pcr_rank_prev_(l, nx) = pv;
+	if (q->head == PCR_RANK_NONE)
+		s->mask &= ~(UINT64_C(1) << lv);
+}
+
 /** Take level @p lv's head out (the level must not be empty). */
 static inline uint32_t
 pcr_rank_pop(struct pcr_rank_set *s, const struct pcr_rank_links *l,
 	     unsigned int lv)
 {
-	struct pcr_rank_fifo *q = &s->lv[lv];
-	uint32_t idx = q->head;
+	uint32_t idx = s->lv[lv].head;
 
-	q->head = *pcr_rank_next_(l, idx);
-	if (q->head == PCR_RANK_NONE) {
-		q->tail = PCR_RANK_NONE;
-		s->mask &= ~(UINT64_C(1) << lv);
-	}
-	return idx;
-}
-
-/** Take the flow after @p prev out of level @p lv (there must be one). */
-static inline uint32_t
-pcr_rank_take_after(struct pcr_rank_set *s, const struct pcr_rank_links *l,
-		    unsigned int lv, uint32_t prev)
-{
-	struct pcr_rank_fifo *q = &s->lv[lv];
-	uint32_t idx = *pcr_rank_next_(l, prev);
-
-	*pcr_rank_next_(l, prev) = *pcr_rank_next_(l, idx);
-	if (q->tail == idx)
-		q->tail = prev;
+	pcr_rank_remove(s, l, lv, idx);
 	return idx;
 }
 

@@ -50,31 +50,30 @@ python3 -c 'import struct,sys; open(sys.argv[1],"wb").write(struct.pack("<IHHiII
 T=20
 ROUNDS=20
 
-# run_rounds NAME N ORDER [PACER-ARGS...]: pacer over 20 rounds of N
-# transactions, the default class in ORDER.
-run_rounds() {
-    local name=$1 n=$2 order=$3 gap
-    shift 3
+# run_ns NAME ORDER FRAMES SENDER-ARGS [PACER-ARGS...]: pacer, the default
+# class in ORDER, while txn_send.py SENDER-ARGS sends; FRAMES must all
+# leave (-: the guard case's 1500 + 5 a transaction sent, 50 to warm up).
+run_ns() {
+    local name=$1 order=$2 total=$3 sargs=$4 pid
+    shift 4
     printf '[class default]\norder = %s\n' "$order" >"$tmp/$name.cfg"
-    # a round takes N T frame times at 50 mbit/s (242 us); then 15 ms idle
-    gap=$(python3 -c "print($n * $T * 0.2423 + 15)")
     prefix="pcr-completion-$$-$name"
     rc=0
     ip netns exec "$ns" "$pacer" $(eal "net_af_packet0,iface=pcrcx1,qpairs=1" \
         "net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/$name.out.pcap") -- \
-        --config "$tmp/$name.cfg" --rate 50mbit --mbufs 8192 --max-flows 256 \
+        --config "$tmp/$name.cfg" --rate 50mbit --mbufs 16384 --max-flows 256 \
         --exit-on-idle 500 --stats-json "$tmp/$name.json" "$@" \
         >"$tmp/$name.out" 2>"$tmp/$name.err" &
-    local pid=$!
+    pid=$!
     if ! wait_started "$tmp/$name.out" "$pid"; then
         wait "$pid" || rc=$?
         note "$name: pacer did not start (exit $rc): $(cat "$tmp/$name.err")"
         return 1
     fi
-    ip netns exec "$ns" python3 "$sender" pcrcx0 --flows "$n" --frames $T \
-        --rounds $ROUNDS --gap-ms "$gap" --out "$tmp/$name.send.json" &
+    # shellcheck disable=SC2086 # $sargs: an argument list
+    ip netns exec "$ns" python3 "$sender" pcrcx0 $sargs --out "$tmp/$name.send.json" &
     send_pid=$!
-    wait "$send_pid" || { note "$name: the sender failed"; send_pid=; }
+    wait "$send_pid" || note "$name: the sender failed"
     send_pid=
     wait "$pid" || rc=$?
     if [ "$rc" -ne 0 ]; then
@@ -82,8 +81,20 @@ run_rounds() {
         return 1
     fi
     conserved "$tmp/$name.json" || note "$name: not conserved"
-    expect "$tmp/$name.json" "d['ports'][1]['tx_packets'] == $((n * T * ROUNDS))" \
+    [ "$total" = - ] && total=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(1500 + 5 * (50 + d["transactions"]))' "$tmp/$name.send.json")
+    expect "$tmp/$name.json" "d['ports'][1]['tx_packets'] == $total" \
         'd["ports"][1]["dropped_total"] == 0' || note "$name: frames lost"
+}
+
+# run_rounds NAME N ORDER [PACER-ARGS...]: pacer over 20 rounds of N
+# transactions, the default class in ORDER.
+run_rounds() {
+    local name=$1 n=$2 order=$3 gap
+    shift 3
+    # a round takes N T frame times at 50 mbit/s (242 us); then 15 ms idle
+    gap=$(python3 -c "print($n * $T * 0.2423 + 15)")
+    run_ns "$name" "$order" $((n * T * ROUNDS)) \
+        "--flows $n --frames $T --rounds $ROUNDS --gap-ms $gap" "$@"
 }
 
 # judge NAME N ARGS...: rounds.py over NAME's capture
@@ -115,4 +126,60 @@ if run_rounds f4 4 fair; then
     [ "$r" -eq 1 ] || note "2: fair sharing passed the completion judge (exit $r)"
 fi
 
-notes_done "OK: completion order: N = 2/4/8 ahead of fair sharing; fair order is fair; conserved"
+# 3. the starvation guard: 50 transactions of 5 frames, 2 ms apart, teach
+# the class their size; then flow 0 sends 1500 frames at once; then 200
+# flows send 5-frame transactions in turn at 52 mbit/s for 1 s, a little
+# more than the link's 50: learned as the class's size, they outrank flow 0
+# (past the largest learned size) the whole time, and their own backlog
+# grows to about 40 ms (under the guard's wait: none of them is boosted).
+# With --order-guard G (100 ms, the default, 16 frames) flow 0 still gets
+# 16 frames every G or so: its longest gap while the short ones are held
+# is at most G + G/16 (how often the guard looks) + two guards' frames
+# (slack) + L + H + the staging stalls pacer counted, and the guard fired
+# (order_guard) at least once a gap; without a guard (--order-guard 0) the
+# same flow waits for most of the second, order_guard 0.
+guard_gap() {
+    python3 - "$here" "$tmp/$1.out.pcap" "$tmp/$1.json" "$(pcap_scale "$tmp/$1.json")" "$2" "$3" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from windows import read_pcap, parse_frame
+st = json.load(open(sys.argv[3]))
+scale, guard_ms, mode = float(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
+port = st["ports"][1]
+late = float((port.get("departure_error_ns") or st["departure_error_ns"])["max"])
+stall = float(port.get("stage_stall_ns", 0))
+f = read_pcap(sys.argv[2])
+t0 = f[0][0]
+long_t, short_t = [], []
+for t, o, d in f:
+    h = parse_frame(d)
+    if h[5][0] < 1000: # 1000 and up: the warm-up transactions
+        (long_t if h[5][0] == 0 else short_t).append((t - t0) * scale)
+a, b = short_t[0], short_t[-1]
+inside = [t for t in long_t if a <= t <= b]
+gaps = [y - x for x, y in zip([a] + inside, inside + [b])]
+frame = 1514 * 8e9 / 50e6
+bound = guard_ms * 1e6 * 17 / 16 + 2 * 16 * frame + late + 500e3 + stall
+long_gaps = [g for g in gaps if g > 50e6]
+print("   gaps over 50 ms:", " ".join("%.1f" % (g / 1e6) for g in long_gaps))
+print("3: %s: short flows held %.0f ms; flow 0 sent %d frames then, longest "
+      "gap %.1f ms (bound with the guard %.1f ms: L %.1f us, stalls %.1f us)"
+      % (mode, (b - a) / 1e6, len(inside), max(gaps) / 1e6, bound / 1e6,
+         late / 1e3, stall / 1e3))
+print("   order_guard %d" % port["order_guard"])
+if mode == "guard":
+    sys.exit(0 if max(gaps) <= bound and len(inside) >= 16 and
+             port["order_guard"] >= len(long_gaps) else 1)
+sys.exit(0 if max(gaps) >= 0.5 * (b - a) and port["order_guard"] == 0 else 1)
+PY
+}
+if run_ns g1 completion - "--warm 50 --long 1500 --flows 200 --frames 5 --short-mbps 52 --secs 1" \
+        --horizon 4000; then
+    guard_gap g1 100 guard || note "3: the guard did not bound flow 0's wait"
+fi
+if run_ns g0 completion - "--warm 50 --long 1500 --flows 200 --frames 5 --short-mbps 52 --secs 1" \
+        --horizon 4000 --order-guard 0; then
+    guard_gap g0 100 none || note "3: without the guard flow 0 was not starved (the case cannot fail)"
+fi
+
+notes_done "OK: completion order: N = 2/4/8 ahead of fair sharing; fair order is fair; the starvation guard bounds the wait; conserved"

@@ -10,6 +10,13 @@
 # and the next round's first arrival tells pacer so.
 #
 #   txn_send.py IFACE --flows N --frames T --rounds R --gap-ms G --out JSON
+#   txn_send.py IFACE --long L --flows M --frames K --short-mbps X --secs S
+#               [--warm W] --out JSON
+#
+# The second form: W transactions of K frames 2 ms apart (flows 1000 and
+# up), then flow 0 sends L frames at once, then flows 1..M send
+# transactions of K frames in turn, paced to X mbit/s, for S seconds (the
+# starvation guard's case).
 #
 # Frames: 1514 bytes, IPv4 198.18.0.1 -> 198.18.0.2 (RFC 2544 benchmarking
 # space), UDP source port 10000 + flow, destination 9 (discard), payload
@@ -44,30 +51,71 @@ def frame(flow, seq):
     return eth + ip + udp + pay
 
 
+def send(s, fr):
+    while True:
+        try:
+            s.send(fr)
+            return
+        except BlockingIOError:
+            time.sleep(0.0001)
+
+
+def long_and_short(s, a):
+    """First --warm transactions of --frames frames, one every 2 ms, on
+    flows 1000 and up (so that pacer learns their size); then flow 0 sends
+    --long frames at once; then flows 1..--flows send transactions of
+    --frames frames in turn, paced to --short-mbps, for --secs seconds."""
+    for k in range(a.warm):
+        for j in range(a.frames):
+            send(s, frame(1000 + k, j))
+        time.sleep(0.002)
+    for j in range(a.long):
+        send(s, frame(0, j))
+    per = a.frames * SIZE * 8 / (a.short_mbps * 1e6)
+    t0 = time.monotonic()
+    k, seq = 0, [0] * (a.flows + 1)
+    while True:
+        due = t0 + k * per
+        now = time.monotonic()
+        if now - t0 >= a.secs:
+            break
+        if due > now:
+            time.sleep(due - now)
+        f = 1 + k % a.flows
+        for _ in range(a.frames):
+            send(s, frame(f, seq[f]))
+            seq[f] += 1
+        k += 1
+    json.dump({"transactions": k, "secs": time.monotonic() - t0},
+              open(a.out, "w"))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("iface")
-    ap.add_argument("--flows", type=int, required=True)
-    ap.add_argument("--frames", type=int, required=True)
-    ap.add_argument("--rounds", type=int, required=True)
-    ap.add_argument("--gap-ms", type=float, required=True)
+    ap.add_argument("--flows", type=int, default=1)
+    ap.add_argument("--frames", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=0)
+    ap.add_argument("--gap-ms", type=float, default=0)
+    ap.add_argument("--long", type=int, default=0)
+    ap.add_argument("--warm", type=int, default=0)
+    ap.add_argument("--short-mbps", type=float, default=0)
+    ap.add_argument("--secs", type=float, default=0)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8 << 20)
     s.bind((a.iface, 0))
+    if a.long:
+        return long_and_short(s, a)
     spread = []
     for r in range(a.rounds):
         frames = [frame(f, r * a.frames + j)
                   for j in range(a.frames) for f in range(a.flows)]
         t0 = time.monotonic()
         for fr in frames:
-            while True:
-                try:
-                    s.send(fr)
-                    break
-                except BlockingIOError:
-                    time.sleep(0.0001)
+            send(s, fr)
         spread.append(time.monotonic() - t0)
         time.sleep(a.gap_ms / 1000)
     json.dump({"spread_s": spread}, open(a.out, "w"))

@@ -151,7 +151,7 @@ test_heavy_tail(void **state)
 /* The model: one link, frames stamped one at a time from held flows.   */
 
 struct mflow {
-	uint32_t next;   /* its level's link (pcr_rank_links) */
+	uint32_t next, prev; /* its level's links (pcr_rank_links) */
 	int32_t deficit;
 	unsigned int level;
 	uint64_t sent;   /* bytes of its transaction stamped */
@@ -169,7 +169,7 @@ model_run(const struct pcr_rank_table *t, const uint64_t *frames,
 	  unsigned int n, struct mflow *fl)
 {
 	struct pcr_rank_set s;
-	struct pcr_rank_links l = { &fl[0].next, sizeof(fl[0]) };
+	struct pcr_rank_links l = { &fl[0].next, &fl[0].prev, sizeof(fl[0]) };
 	uint64_t slot = 0, sum = 0;
 	unsigned int i;
 
@@ -259,7 +259,7 @@ test_model_order(void **state)
 	struct pcr_rank_table t;
 	struct pcr_rank_set s;
 	struct mflow fl[2] = { { 0 }, { 0 } };
-	struct pcr_rank_links l = { &fl[0].next, sizeof(fl[0]) };
+	struct pcr_rank_links l = { &fl[0].next, &fl[0].prev, sizeof(fl[0]) };
 	unsigned int i;
 
 	(void)state;
