@@ -14,7 +14,7 @@
 #             --rounds R --from K --sender SENDER.json --lead-us H
 #             [--time-scale F] (--at-most RATIO | --at-least RATIO)
 #
-# Judged: rounds K..R (the first ones teach pacer the sizes). The mean of
+# Judged: rounds K..R (the first ones teach pacer the sizes), or K..--to. The mean of
 # their means must be at most (or, for a negative control, at least) RATIO
 # x fair's, give or take A = L + H + S: L pacer's largest departure error,
 # H the staging lead, S the longest time the sender took to hand a judged
@@ -38,6 +38,7 @@ def main():
     ap.add_argument("--frames", type=int, required=True)
     ap.add_argument("--rounds", type=int, required=True)
     ap.add_argument("--from", dest="first", type=int, required=True)
+    ap.add_argument("--to", dest="last", type=int)
     ap.add_argument("--sender", required=True)
     ap.add_argument("--lead-us", type=float, required=True)
     ap.add_argument("--time-scale", type=float)
@@ -99,14 +100,15 @@ def main():
     for r, rnd in enumerate(rounds):
         m = sum(d - rnd["start"] for d in rnd["done"].values()) / n
         means.append(m)
-    judged = means[a.first - 1:]
+    last = a.last if a.last else a.rounds
+    judged = means[a.first - 1:last]
     m = sum(judged) / len(judged)
-    s_max = max(spread[a.first - 1:]) * 1e9
+    s_max = max(spread[a.first - 1:last]) * 1e9
     allow = late + a.lead_us * 1000 + s_max
     print("%s: N %d x %d frames, rounds %d-%d of %d; mean completion %.2f ms = "
           "%.3f of fair (%.2f ms); SRPT %.2f ms (%.3f); first rounds %s; "
           "allowance %.2f ms (L %.1f us, H %.0f us, sender %.2f ms)"
-          % (a.title, n, T, a.first, a.rounds, a.rounds, m / 1e6, m / fair,
+          % (a.title, n, T, a.first, last, a.rounds, m / 1e6, m / fair,
              fair / 1e6, srpt / 1e6, srpt / fair,
              " ".join("%.3f" % (x / fair) for x in means[:a.first - 1]),
              allow / 1e6, late / 1e3, a.lead_us, s_max / 1e6))

@@ -19,7 +19,9 @@
 #      0.66 / 0.60 of fair sharing's (the benchmark goals; the model in
 #      tests/policy/test_rank.c gives 0.750 / 0.625 / 0.563 at this size);
 #   2. N = 4, fair order (the negative control): at least 0.95 of fair's,
-#      and the judge of case 1 must fail it.
+#      and the judge of case 1 must fail it;
+#   3. the starvation guard (below);
+#   4. the order switched at run time, without loss or reordering.
 # Every run: every frame out once, in order per flow, conserved.
 source "$(dirname "$0")/lib.sh"
 
@@ -106,6 +108,7 @@ judge() {
         --flows "$n" --frames $T --rounds $ROUNDS --from 6 \
         --sender "$tmp/$name.send.json" --lead-us 500 "$@"
 }
+# (a later --from replaces the 6)
 
 # 1. completion order, N = 2, 4, 8
 goal=([2]=0.78 [4]=0.66 [8]=0.60)
@@ -180,6 +183,21 @@ fi
 if run_ns g0 completion - "--warm 50 --long 1500 --flows 200 --frames 5 --short-mbps 52 --secs 1" \
         --horizon 4000 --order-guard 0; then
     guard_gap g0 100 none || note "3: without the guard flow 0 was not starved (the case cannot fail)"
+fi
+
+# 4. the order switched at run time: N = 4, the class fair at the start;
+# 400 ms after pacer starts, `set class default order completion` from a
+# --cmdline-file script while the rounds go on. Rounds 1-3 (before the
+# switch, even with the sender 300 ms late) at least 0.95 of fair's mean,
+# rounds 16-20 (after it) at most 0.66; every frame out, in order.
+printf 'start\nsleep 400\nset class default order completion\nshow class\n' >"$tmp/sw.cmd"
+if run_rounds sw 4 fair --cmdline-file "$tmp/sw.cmd"; then
+    judge sw 4 --title "4: before the switch" --from 1 --to 3 --at-least 0.95 ||
+        note "4: fair order before the switch not fair (rounds.py)"
+    judge sw 4 --title "4: after the switch" --from 16 --at-most 0.66 ||
+        note "4: completion order after the switch not ahead (rounds.py)"
+    grep -q "default .* completion" "$tmp/sw.out" ||
+        note "4: show class does not say completion: $(cat "$tmp/sw.out")"
 fi
 
 notes_done "OK: completion order: N = 2/4/8 ahead of fair sharing; fair order is fair; the starvation guard bounds the wait; conserved"
