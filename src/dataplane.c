@@ -461,30 +461,59 @@ stage_link(struct rte_mbuf *m)
 	return (struct rte_mbuf **)pcr_wheel_departure(m, pcr_app.dep_dynfield);
 }
 
-/* The lowest virtual time the other RX lcores publish for port @p p among
- * those competing now; UINT64_MAX if none. */
-static uint64_t
-stage_peers_vt(const struct pcr_lcore *lc, uint16_t p, uint64_t now_tsc)
+/* Among the other RX lcores competing now for port @p p: the best level
+ * they hold (PCR_RANK_LEVELS if none competes), and in *@p vt the lowest
+ * virtual time of those at it. */
+static unsigned int
+stage_peers(const struct pcr_lcore *lc, uint16_t p, uint64_t now_tsc,
+	    uint64_t *vt_out)
 {
 	uint64_t lo = UINT64_MAX, fresh = pcr_app.stage_lead_tsc;
-	unsigned int i;
+	unsigned int i, best = PCR_RANK_LEVELS;
 
 	for (i = 0; i < lc->n_peers; i++) {
 		const struct pcr_stage_pub *o = &lc->peers[i]->pub[p];
 		uint64_t vt = __atomic_load_n(&o->vt, __ATOMIC_RELAXED);
 		uint64_t t = __atomic_load_n(&o->tsc, __ATOMIC_RELAXED);
+		unsigned int lv = __atomic_load_n(&o->level, __ATOMIC_RELAXED);
 
-		if (vt < lo && now_tsc - t <= fresh)
+		if (vt == UINT64_MAX || now_tsc - t > fresh)
+			continue;
+		if (lv < best || (lv == best && vt < lo)) {
+			best = lv;
 			lo = vt;
+		}
 	}
-	return lo;
+	*vt_out = lo;
+	return best;
 }
 
 static inline void
-stage_publish(struct pcr_lcore *lc, uint16_t p, uint64_t vt, uint64_t now_tsc)
+stage_publish(struct pcr_lcore *lc, uint16_t p, uint64_t vt,
+	      unsigned int level, uint64_t now_tsc)
 {
 	__atomic_store_n(&lc->pub[p].tsc, now_tsc, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->pub[p].level, level, __ATOMIC_RELAXED);
 	__atomic_store_n(&lc->pub[p].vt, vt, __ATOMIC_RELAXED);
+}
+
+/* The best level port @p sp holds a flow at, over its classes. */
+static inline unsigned int
+stage_best_level(const struct pcr_stage_port *sp)
+{
+	uint64_t a = sp->active;
+	unsigned int best = PCR_RANK_LEVELS;
+
+	while (a != 0) {
+		unsigned int c = (unsigned int)__builtin_ctzll(a);
+		unsigned int lv =
+			(unsigned int)__builtin_ctzll(sp->cls[c].set.mask);
+
+		a &= a - 1;
+		if (lv < best)
+			best = lv;
+	}
+	return best;
 }
 
 /* Where pcr_rank_*() find a held flow's link to the next of its level. */
@@ -636,8 +665,9 @@ stage_add(struct pcr_lcore *lc, const struct stamp_ctx *x,
 		sp->active |= UINT64_C(1) << c;
 		if (sp->flows++ == 0) {
 			/* starts level with the lowest competing lcore */
-			uint64_t lo = stage_peers_vt(lc, p, x->now_tsc);
+			uint64_t lo;
 
+			stage_peers(lc, p, x->now_tsc, &lo);
 			if (lo != UINT64_MAX && lo > sp->vt)
 				sp->vt = lo;
 			sp->last_tsc = x->now_tsc;
@@ -683,7 +713,7 @@ stage_take(struct pcr_lcore *lc, struct pcr_stage_port *sp, uint16_t p,
 		sp->active &= ~(UINT64_C(1) << c);
 	if (--sp->flows == 0) {
 		lc->staged_ports &= ~(1u << p);
-		stage_publish(lc, p, UINT64_MAX, rte_rdtsc());
+		stage_publish(lc, p, UINT64_MAX, PCR_RANK_LEVELS, rte_rdtsc());
 	}
 	return m;
 }
@@ -728,11 +758,15 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 	sp->last_tsc = x.now_tsc;
 	b.k = 0;
 	if (lc->n_peers != 0) {
-		lo = stage_peers_vt(lc, p, x.now_tsc);
-		if (lo != UINT64_MAX &&
-		    sp->vt > lo + ((uint64_t)PCR_STAGE_QUANTUM << 8)) {
-			/* ahead of the others: their turn */
-			stage_publish(lc, p, sp->vt, x.now_tsc);
+		unsigned int mine = stage_best_level(sp);
+		unsigned int theirs = stage_peers(lc, p, x.now_tsc, &lo);
+
+		/* a better rank held elsewhere goes first; at the same rank,
+		 * the lcore behind in bytes stamped per flow */
+		if (theirs < mine ||
+		    (theirs == mine &&
+		     sp->vt > lo + ((uint64_t)PCR_STAGE_QUANTUM << 8))) {
+			stage_publish(lc, p, sp->vt, mine, x.now_tsc);
 			return;
 		}
 	}
@@ -836,7 +870,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 			      port_full || (sp->active & ~blocked) != 0 ?
 				      sp->vt :
 				      UINT64_MAX,
-			      x.now_tsc);
+			      stage_best_level(sp), x.now_tsc);
 }
 
 /* Every port this lcore holds packets for. */

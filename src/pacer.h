@@ -453,6 +453,8 @@ struct pcr_stage_port {
 struct pcr_stage_pub {
 	uint64_t vt;  /**< its virtual time; UINT64_MAX: not competing */
 	uint64_t tsc; /**< when it last published */
+	uint32_t level; /**< its best held flow's level (completion order's
+			 *   rank; fair order's flows are all at the last) */
 };
 
 struct pcr_flowtab {

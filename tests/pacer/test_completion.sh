@@ -21,7 +21,8 @@
 #   2. N = 4, fair order (the negative control): at least 0.95 of fair's,
 #      and the judge of case 1 must fail it;
 #   3. the starvation guard (below);
-#   4. the order switched at run time, without loss or reordering.
+#   4. the order switched at run time, without loss or reordering;
+#   5. N = 4 over two RX lcores.
 # Every run: every frame out once, in order per flow, conserved.
 source "$(dirname "$0")/lib.sh"
 
@@ -57,12 +58,17 @@ ROUNDS=20
 # leave (-: the guard case's 1500 + 5 a transaction sent, 50 to warm up).
 run_ns() {
     local name=$1 order=$2 total=$3 sargs=$4 pid
+    local -a ealv
     shift 4
     printf '[class default]\norder = %s\n' "$order" >"$tmp/$name.cfg"
     prefix="pcr-completion-$$-$name"
     rc=0
-    ip netns exec "$ns" "$pacer" $(eal "net_af_packet0,iface=pcrcx1,qpairs=1" \
-        "net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/$name.out.pcap") -- \
+    read -ra ealv <<<"$(eal "net_af_packet0,iface=pcrcx1,qpairs=${QP:-1}" \
+        "net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/$name.out.pcap")"
+    # QP=2: two RX queues (the kernel spreads the flows by hash), each on
+    # an RX lcore of its own, and a TX lcore: oversubscribed on 2 vCPUs
+    [ "${QP:-1}" = 2 ] && ealv=("--lcores=0@0,1@1,2@0,3@1" "${ealv[@]:2}")
+    ip netns exec "$ns" "$pacer" "${ealv[@]}" -- \
         --config "$tmp/$name.cfg" --rate 50mbit --mbufs 16384 --max-flows 256 \
         --exit-on-idle 500 --stats-json "$tmp/$name.json" "$@" \
         >"$tmp/$name.out" 2>"$tmp/$name.err" &
@@ -198,6 +204,22 @@ if run_rounds sw 4 fair --cmdline-file "$tmp/sw.cmd"; then
         note "4: completion order after the switch not ahead (rounds.py)"
     grep -q "default .* completion" "$tmp/sw.out" ||
         note "4: show class does not say completion: $(cat "$tmp/sw.out")"
+fi
+
+# 5. N = 4 over two RX lcores (each owns the flows of its queue; they
+# publish their best held rank to each other and the better one stamps
+# first). On this 2-vCPU machine the three workers share the CPUs, so L
+# (and the allowance) is milliseconds: the ratio is checked against the
+# same goal, but the allowance is too wide to tell coordinated lcores from
+# lcores that each serve their own best flow (about 0.75 of fair here by
+# the model); that needs a core per lcore. Measured here: 0.72 against
+# 0.64 on one lcore. Frames, order, conservation and the lcores hold.
+if QP=2 run_rounds m4 4 completion; then
+    expect "$tmp/m4.json" 'sorted(l["role"] for l in d["lcores"]) == ["rx", "rx", "tx"]' \
+        'all(l["rx_packets"] > 0 for l in d["lcores"] if l["role"] == "rx")' ||
+        note "5: not two RX lcores, each with flows"
+    judge m4 4 --title "5: completion, N 4, two RX lcores" --at-most 0.66 ||
+        note "5: completion order across two RX lcores not ahead (rounds.py)"
 fi
 
 notes_done "OK: completion order: N = 2/4/8 ahead of fair sharing; fair order is fair; the starvation guard bounds the wait; conserved"
