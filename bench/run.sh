@@ -3,7 +3,7 @@
 # Copyright(c) 2026 The pacer authors
 #
 # bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--write-doc] [--hugepages]
-#              [--only throughput|sched|accuracy|conformance|memory|lcores|scale|queued]
+#              [--only throughput|sched|accuracy|conformance|memory|lcores|scale|queued|fct]
 #              [--rx-lcores "N..."] [--scale-flows "N..."] [--queued-limits "L..."]
 #              [--acc-sizes "BYTES..."] [--acc-rates "RATE..."] [--acc-slots "NS..."]
 #
@@ -39,6 +39,16 @@
 #   queued      the same against packets queued: 1000 flows x
 #               --flow-limit L for each L of --queued-limits (default 1
 #               10 100 1000; the first is the baseline); goal 1M/1K <= 1.5.
+#   fct         completion order (issue 18): rounds of N = 2, 4, 8 equal
+#               transactions (40 frames of 1514 bytes each, the same N UDP
+#               flows every round) sent in real time through a veth in a
+#               namespace of its own (tests/pacer/txn_send.py) into pacer
+#               (net_af_packet; one RX lcore, and two for N = 4), paced at
+#               100 mbit/s into a capture; rounds 6-20 judged by
+#               tests/pacer/rounds.py: mean completion time against fair
+#               sharing's and SRPT's of the same frames. Goals: at most
+#               0.78 / 0.66 / 0.60 of fair at N = 2 / 4 / 8. Also the same
+#               with the class in fair order (the measured baseline).
 # Every figure is a median over --reps reps; every ratio is against a
 # baseline measured in the same rep. Prints one JSON object per
 # measurement ({"bench","case","value","unit","baseline","baseline_value"})
@@ -115,8 +125,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case "$ONLY" in all|throughput|sched|accuracy|conformance|memory|lcores|scale|queued) ;;
-*) echo "run.sh: bad --only '$ONLY': all, throughput, sched, accuracy, conformance, memory, lcores, scale or queued" >&2; exit 2 ;;
+case "$ONLY" in all|throughput|sched|accuracy|conformance|memory|lcores|scale|queued|fct) ;;
+*) echo "run.sh: bad --only '$ONLY': all, throughput, sched, accuracy, conformance, memory, lcores, scale, queued or fct" >&2; exit 2 ;;
 esac
 case "$REPS" in ''|*[!0-9]*|0) echo "run.sh: bad --reps '$REPS'" >&2; exit 2 ;; esac
 if [ "$QUICK" = 1 ]; then
@@ -171,6 +181,7 @@ TMP=$(mktemp -d /tmp/pcr-bench.XXXXXX) || exit 2
 CHILD=
 cleanup() {
 	[ -n "$CHILD" ] && kill -INT "$CHILD" 2>/dev/null && wait "$CHILD" 2>/dev/null
+	fct_cleanup
 	rm -rf "$TMP"
 	# the EAL leaves a runtime directory per --file-prefix, --no-shconf or not
 	rm -rf /var/run/dpdk/pcr-bench-$$-* 2>/dev/null
@@ -838,6 +849,71 @@ log "machine: $(machine), load $LOAD0"
 rc=0
 RAN=()
 FAILED=()
+# --- completion order -------------------------------------------------------
+# One pacer run per (N, order, RX lcores, rep): the default class in ORDER,
+# port 0 net_af_packet on one end of a veth (its peer in the same
+# namespace, where txn_send.py sends 20 rounds), port 1 a capture. The
+# figure is rounds.py's mean completion time over rounds 6-20 as a ratio
+# of fair sharing's (computed from N, T and the rate); SRPT's ratio beside
+# it. The namespace is this run's own and is removed by name.
+FCT_NS=
+fct_cleanup() { [ -n "$FCT_NS" ] && ip netns del "$FCT_NS" 2>/dev/null; FCT_NS=; }
+fct_one() { # N ORDER QP OUT.json
+	local n=$1 order=$2 qp=$3 out=$4 T=40 gap pid lc=(-l 0,1)
+	printf '[class default]\norder = %s\n' "$order" >"$TMP/fct.cfg"
+	gap=$(awk -v n="$n" -v t=$T 'BEGIN {print n * t * 0.1212 + 15}')
+	[ "$qp" = 2 ] && lc=(--lcores "0@0,1@1,2@0,3@1")
+	rm -f "$TMP/fct.json" "$TMP/fct.pcap"
+	ip netns exec "$FCT_NS" "$PACER" "${lc[@]}" $EAL_MEM $(eal_mem 512) --no-pci \
+		--file-prefix="$(prefix)" --vdev "net_af_packet0,iface=pcrfx1,qpairs=$qp" \
+		--vdev "net_pcap1,rx_pcap=$TMP/fct.empty.pcap,tx_pcap=$TMP/fct.pcap" -- \
+		--config "$TMP/fct.cfg" --rate 100mbit --mbufs 16384 --max-flows 256 \
+		--exit-on-idle 500 --stats-json "$TMP/fct.json" >"$TMP/fct.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do grep -q "pacer: lcore" "$TMP/fct.out" && break; sleep 0.1; done
+	ip netns exec "$FCT_NS" python3 tests/pacer/txn_send.py pcrfx0 --flows "$n" \
+		--frames $T --rounds 20 --gap-ms "$gap" --out "$TMP/fct.send.json" ||
+		{ kill "$pid"; wait "$pid"; return 1; }
+	wait "$pid" || { tail -5 "$TMP/fct.out" >&2; return 1; }
+	python3 tests/pacer/rounds.py "$TMP/fct.pcap" --stats "$TMP/fct.json" --port 1 \
+		--rate 100mbit --flows "$n" --frames $T --rounds 20 --from 6 \
+		--sender "$TMP/fct.send.json" --lead-us 500 --json "$out" \
+		--title "fct N $n $order, $qp RX lcore(s)" >&2
+}
+fct() {
+	local n order qp r v s ratio srpt goal_n
+	FCT_NS="pcr-bench-fct-$$"
+	ip netns add "$FCT_NS" || { echo "run.sh: fct: cannot create a network namespace" >&2; return 1; }
+	ip netns exec "$FCT_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1 >/dev/null
+	ip -n "$FCT_NS" link add pcrfx0 type veth peer name pcrfx1 &&
+		ip -n "$FCT_NS" link set pcrfx0 up && ip -n "$FCT_NS" link set pcrfx1 up ||
+		{ fct_cleanup; return 1; }
+	python3 -c 'import struct,sys; open(sys.argv[1],"wb").write(struct.pack("<IHHiIII",0xa1b2c3d4,2,4,0,0,65535,1))' \
+		"$TMP/fct.empty.pcap"
+	for case in "2 1" "4 1" "8 1" "4 2"; do
+		read -r n qp <<<"$case"
+		for order in completion fair; do
+			: >"$TMP/fct.vals"
+			: >"$TMP/fct.srpt"
+			for r in $(seq 1 "$REPS"); do
+				fct_one "$n" "$order" "$qp" "$TMP/fct.r.json" || { fct_cleanup; return 1; }
+				jq -r .ratio "$TMP/fct.r.json" >>"$TMP/fct.vals"
+				jq -r .srpt_ratio "$TMP/fct.r.json" >>"$TMP/fct.srpt"
+			done
+			ratio=$(median <"$TMP/fct.vals")
+			srpt=$(median <"$TMP/fct.srpt")
+			emit fct_mean_vs_fair "N${n}-${order}-${qp}rx" "$ratio" x fair_sharing 1
+			[ "$order" = completion ] || continue
+			emit fct_srpt_vs_fair "N${n}-${qp}rx" "$srpt" x fair_sharing 1
+			case $n in 2) goal_n=0.78 ;; 4) goal_n=0.66 ;; *) goal_n=0.60 ;; esac
+			goal "fct_completion/N${n}-${qp}rx" "$ratio" "<= $goal_n of fair (SRPT $srpt)" \
+				"$(awk -v v="$ratio" -v g="$goal_n" 'BEGIN {print (v <= g) ? "met" : "missed"}')"
+		done
+	done
+	fct_cleanup
+}
+
 # part NAME: run the part if --only selects it; note what ran and what failed
 part() {
 	case "$ONLY" in all|"$1") ;; *) return 0 ;; esac
@@ -852,6 +928,7 @@ part conformance
 part lcores
 part scale
 part queued
+part fct
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 log "load at the end $LOAD1"
 for g in "${GOALS[@]}"; do

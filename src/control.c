@@ -692,6 +692,7 @@ pcr_ctl_cleared(uint16_t port)
 }
 
 /* Completion order's learning (pacer.h, pcr_rank_poll()). */
+#define PCR_RANK_YOUNG 64
 void
 pcr_rank_poll(uint64_t now_tsc)
 {
@@ -700,7 +701,7 @@ pcr_rank_poll(uint64_t now_tsc)
 	static uint64_t seen[PCR_MAX_CLASSES][PCR_RANK_OCTAVES];
 	static struct pcr_rank_hist acc[PCR_MAX_CLASSES];
 	static uint64_t due_tsc[PCR_MAX_CLASSES];
-	static bool learned[PCR_MAX_CLASSES];
+	static uint64_t total[PCR_MAX_CLASSES]; /* transactions learned */
 	const struct pcr_config *c = &pcr_app.cfg;
 	unsigned int i, k, l;
 
@@ -722,17 +723,20 @@ pcr_rank_poll(uint64_t now_tsc)
 		}
 		for (k = 0; k < PCR_RANK_OCTAVES; k++)
 			fresh |= tot[k] != seen[i][k];
-		/* once a second; at once while nothing is learned */
-		if ((int64_t)(now_tsc - due_tsc[i]) < 0 && (learned[i] || !fresh))
+		/* once a second; while the class has learned fewer than
+		 * PCR_RANK_YOUNG transactions, at once on each new one (a
+		 * first table from one odd transaction, a stray ICMPv6
+		 * frame, would rank every larger one last for a second) */
+		if (!fresh && total[i] == 0)
 			continue;
-		if (!fresh && !learned[i])
+		if ((int64_t)(now_tsc - due_tsc[i]) < 0 &&
+		    (total[i] >= PCR_RANK_YOUNG || !fresh))
 			continue;
-		learned[i] = false;
 		for (k = 0; k < PCR_RANK_OCTAVES; k++) {
 			acc[i].n[k] = acc[i].n[k] - acc[i].n[k] / 8 +
 				      (tot[k] - seen[i][k]) * 256;
+			total[i] += tot[k] - seen[i][k];
 			seen[i][k] = tot[k];
-			learned[i] |= acc[i].n[k] != 0;
 		}
 		pcr_rank_table_build(&pcr_app.rank[i], &acc[i]);
 		due_tsc[i] = now_tsc + pcr_clock_tsc_hz();

@@ -646,8 +646,9 @@ void pcr_flowtab_free(struct pcr_flowtab *ft);
  * Completion order's learning, on the control lcore about every 10 ms:
  * the transactions the RX lcores saw complete since the last call join each
  * class's histogram (older ones fading by 1/8 a rebuild), and a class of
- * completion order whose table is due (once a second, or at once while it
- * has learned nothing) gets it rebuilt (pcr_app.rank).
+ * completion order whose table is due (once a second, or at each call
+ * with news while it has learned fewer than 64 transactions) gets it
+ * rebuilt (pcr_app.rank).
  */
 void pcr_rank_poll(uint64_t now_tsc);
 

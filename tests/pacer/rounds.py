@@ -12,7 +12,8 @@
 #
 #   rounds.py OUT.pcap --stats STATS.json [--port P] --rate RATE --flows N --frames T
 #             --rounds R --from K --sender SENDER.json --lead-us H
-#             [--time-scale F] (--at-most RATIO | --at-least RATIO)
+#             [--time-scale F] [--at-most RATIO] [--at-least RATIO]
+#             [--json FILE]
 #
 # Judged: rounds K..R (the first ones teach pacer the sizes), or K..--to. The mean of
 # their means must be at most (or, for a negative control, at least) RATIO
@@ -45,6 +46,7 @@ def main():
     ap.add_argument("--at-most", type=float)
     ap.add_argument("--at-least", type=float)
     ap.add_argument("--title", default="")
+    ap.add_argument("--json", help="write the figures here too")
     a = ap.parse_args()
     try:
         st = json.load(open(a.stats))
@@ -112,6 +114,11 @@ def main():
              fair / 1e6, srpt / 1e6, srpt / fair,
              " ".join("%.3f" % (x / fair) for x in means[:a.first - 1]),
              allow / 1e6, late / 1e3, a.lead_us, s_max / 1e6))
+    if a.json:
+        json.dump({"mean_ns": m, "fair_ns": fair, "srpt_ns": srpt,
+                   "ratio": m / fair, "srpt_ratio": srpt / fair,
+                   "allowance_ns": allow, "late_ns": late,
+                   "rounds": [x / fair for x in means]}, open(a.json, "w"))
     if a.at_most is not None and m > a.at_most * fair + allow:
         fails.append("mean completion %.2f ms > %.2f x fair %.2f ms + A"
                      % (m / 1e6, a.at_most, fair / 1e6))
