@@ -14,7 +14,7 @@ log lines (a run captured with 2>&1), which stand in for a missing
 --meta machine=.
 
 One subsection per part of run.sh (throughput, sched, accuracy, memory,
-conformance, lcores, scale, queued), each with the run's date (UTC), commit,
+conformance, lcores, scale, queued, fct), each with the run's date (UTC), commit,
 machine and command (--meta date=, commit=, machine=, command=; other keys
 are listed after them), a table of the measurements with a baseline (case,
 value and unit, baseline and its value, value / baseline value), a table of
@@ -55,7 +55,7 @@ GOAL_RE = re.compile(
 
 # the order run.sh runs them in
 PARTS = ["throughput", "sched", "accuracy", "memory", "conformance",
-         "lcores", "scale", "queued"]
+         "lcores", "scale", "queued", "fct"]
 
 # bench (emit's first field) or goal name -> part, by prefix; first match
 BENCH_PART = [
@@ -70,6 +70,7 @@ BENCH_PART = [
     ("lcores_", "lcores"),
     ("scale_", "scale"),
     ("queued_", "queued"),
+    ("fct_", "fct"),
 ]
 GOAL_PART = [
     ("throughput_vs_testpmd", "throughput"),
@@ -80,6 +81,7 @@ GOAL_PART = [
     ("lcores", "lcores"),
     ("scale_", "scale"),
     ("queued_", "queued"),
+    ("fct_", "fct"),
 ]
 
 META_ORDER = ["date", "commit", "machine", "command"]
