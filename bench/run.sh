@@ -901,8 +901,8 @@ fct() {
 				jq -r .ratio "$TMP/fct.r.json" >>"$TMP/fct.vals"
 				jq -r .srpt_ratio "$TMP/fct.r.json" >>"$TMP/fct.srpt"
 			done
-			ratio=$(median <"$TMP/fct.vals")
-			srpt=$(median <"$TMP/fct.srpt")
+			ratio=$(median <"$TMP/fct.vals" | awk '{printf "%.3f", $1}')
+			srpt=$(median <"$TMP/fct.srpt" | awk '{printf "%.3f", $1}')
 			emit fct_mean_vs_fair "N${n}-${order}-${qp}rx" "$ratio" x fair_sharing 1
 			[ "$order" = completion ] || continue
 			emit fct_srpt_vs_fair "N${n}-${qp}rx" "$srpt" x fair_sharing 1
