@@ -858,28 +858,101 @@ FAILED=()
 # it. The namespace is this run's own and is removed by name.
 FCT_NS=
 fct_cleanup() { [ -n "$FCT_NS" ] && ip netns del "$FCT_NS" 2>/dev/null; FCT_NS=; }
-fct_one() { # N ORDER QP OUT.json
-	local n=$1 order=$2 qp=$3 out=$4 T=40 gap pid lc=(-l 0,1)
+# fct_pacer ORDER QP SENDER-ARGS: pacer (the default class in ORDER, QP RX
+# queues and lcores) while txn_send.py SENDER-ARGS sends; its capture in
+# $TMP/fct.pcap, its statistics in $TMP/fct.json, the sender's in
+# $TMP/fct.send.json.
+fct_pacer() {
+	local order=$1 qp=$2 sargs=$3 pid lc=(-l 0,1)
 	printf '[class default]\norder = %s\n' "$order" >"$TMP/fct.cfg"
-	gap=$(awk -v n="$n" -v t=$T 'BEGIN {print n * t * 0.1212 + 15}')
 	[ "$qp" = 2 ] && lc=(--lcores "0@0,1@1,2@0,3@1")
 	rm -f "$TMP/fct.json" "$TMP/fct.pcap"
-	ip netns exec "$FCT_NS" "$PACER" "${lc[@]}" $EAL_MEM $(eal_mem 512) --no-pci \
+	ip netns exec "$FCT_NS" "$PACER" "${lc[@]}" $EAL_MEM $(eal_mem 1024) --no-pci \
 		--file-prefix="$(prefix)" --vdev "net_af_packet0,iface=pcrfx1,qpairs=$qp" \
 		--vdev "net_pcap1,rx_pcap=$TMP/fct.empty.pcap,tx_pcap=$TMP/fct.pcap" -- \
-		--config "$TMP/fct.cfg" --rate 100mbit --mbufs 16384 --max-flows 256 \
-		--exit-on-idle 500 --stats-json "$TMP/fct.json" >"$TMP/fct.out" 2>&1 &
+		--config "$TMP/fct.cfg" --rate 100mbit --mbufs 65536 --max-flows 65536 \
+		--exit-on-idle 1000 --stats-json "$TMP/fct.json" >"$TMP/fct.out" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do grep -q "pacer: lcore" "$TMP/fct.out" && break; sleep 0.1; done
-	ip netns exec "$FCT_NS" python3 tests/pacer/txn_send.py pcrfx0 --flows "$n" \
-		--frames $T --rounds 20 --gap-ms "$gap" --out "$TMP/fct.send.json" ||
-		{ kill "$pid"; wait "$pid"; return 1; }
+	# shellcheck disable=SC2086 # $sargs: an argument list
+	ip netns exec "$FCT_NS" python3 tests/pacer/txn_send.py pcrfx0 $sargs \
+		--out "$TMP/fct.send.json" || { kill "$pid"; wait "$pid"; return 1; }
 	wait "$pid" || { tail -5 "$TMP/fct.out" >&2; return 1; }
+}
+fct_one() { # N ORDER QP OUT.json: 20 rounds of N transactions of 40 frames
+	local n=$1 order=$2 qp=$3 out=$4 T=40
+	fct_pacer "$order" "$qp" "--flows $n --frames $T --rounds 20 --gap-ms \
+$(awk -v n="$n" -v t=$T 'BEGIN {print n * t * 0.1212 + 15}')" || return 1
 	python3 tests/pacer/rounds.py "$TMP/fct.pcap" --stats "$TMP/fct.json" --port 1 \
 		--rate 100mbit --flows "$n" --frames $T --rounds 20 --from 6 \
 		--sender "$TMP/fct.send.json" --lead-us 500 --json "$out" \
 		--title "fct N $n $order, $qp RX lcore(s)" >&2
 }
+# fct_open ORDER WORKLOAD SENDER-ARGS OUT.json: one open-loop run
+# (txn_send.py --open), judged by fct_open.py
+fct_open() {
+	local order=$1 wl=$2 sargs=$3 out=$4
+	fct_pacer "$order" 1 "$sargs" || return 1
+	python3 tests/pacer/fct_open.py "$TMP/fct.pcap" --stats "$TMP/fct.json" --port 1 \
+		--sender "$TMP/fct.send.json" --json "$out" --title "fct $wl $order" >&2
+}
+
+# fct_workloads: the heavy-tailed and the long-and-short cases, both
+# orders, --reps each (the same seed per rep in both orders)
+fct_workloads() {
+	local wl order r sargs v
+	for wl in websearch longshort; do
+		for order in completion fair; do
+			for k in mean slow p99 short long fmean fslow sslow sshort flong; do
+				: >"$TMP/fo.$k"
+			done
+			for r in $(seq 1 "$REPS"); do
+				if [ "$wl" = websearch ]; then
+					sargs="--open websearch --load 0.7 --rate-mbps 100 --secs $((QUICK == 1 ? 10 : 30)) --seed $r"
+				else
+					sargs="--open longshort --long 8000 --load 0.4 --rate-mbps 100 --secs 1.5 --seed $r"
+				fi
+				fct_open "$order" "$wl" "$sargs" "$TMP/fo.json" || return 1
+				jq -r .pacer.mean_ms "$TMP/fo.json" >>"$TMP/fo.mean"
+				jq -r .pacer.mean_slowdown "$TMP/fo.json" >>"$TMP/fo.slow"
+				jq -r .pacer.p99_slowdown_small "$TMP/fo.json" >>"$TMP/fo.p99"
+				jq -r .pacer.short_mean_ms "$TMP/fo.json" >>"$TMP/fo.short"
+				jq -r .pacer.longest_ms "$TMP/fo.json" >>"$TMP/fo.long"
+				jq -r .fair.mean_ms "$TMP/fo.json" >>"$TMP/fo.fmean"
+				jq -r .fair.longest_ms "$TMP/fo.json" >>"$TMP/fo.flong"
+				jq -r .srpt.mean_slowdown "$TMP/fo.json" >>"$TMP/fo.sslow"
+				jq -r .srpt.short_mean_ms "$TMP/fo.json" >>"$TMP/fo.sshort"
+			done
+			# ratios of medians (the same inputs in both orders)
+			fmt() { median <"$TMP/fo.$1" | awk '{printf "%.3f", $1}'; }
+			if [ "$wl" = websearch ]; then
+				v=$(awk -v a="$(fmt mean)" -v b="$(fmt fmean)" 'BEGIN {printf "%.3f", a / b}')
+				emit fct_websearch_mean_vs_fair "$order" "$v" x fair_sharing 1
+				emit fct_websearch_slowdown "$order" "$(fmt slow)" x srpt "$(fmt sslow)"
+				emit fct_websearch_p99_slowdown_small "$order" "$(fmt p99)" x null null
+				[ "$order" = completion ] || continue
+				goal "fct_websearch_mean" "$v" "<= 0.92 of fair" \
+					"$(awk -v v="$v" 'BEGIN {print (v <= 0.92) ? "met" : "missed"}')"
+				v=$(awk -v a="$(fmt slow)" -v b="$(fmt sslow)" 'BEGIN {printf "%.3f", a / b}')
+				goal "fct_websearch_slowdown_vs_srpt" "$v" "<= 1.5" \
+					"$(awk -v v="$v" 'BEGIN {print (v <= 1.5) ? "met" : "missed"}')"
+				goal "fct_websearch_p99_slowdown_small" "$(fmt p99)" "<= 7" \
+					"$(awk -v v="$(fmt p99)" 'BEGIN {print (v <= 7) ? "met" : "missed"}')"
+			else
+				v=$(awk -v a="$(fmt short)" -v b="$(fmt sshort)" 'BEGIN {printf "%.3f", a / b}')
+				emit fct_longshort_short_mean "$order" "$(fmt short)" ms srpt "$(fmt sshort)"
+				emit fct_longshort_long "$order" "$(fmt long)" ms fair_sharing "$(fmt flong)"
+				[ "$order" = completion ] || continue
+				goal "fct_longshort_short_vs_srpt" "$v" "<= 1.4" \
+					"$(awk -v v="$v" 'BEGIN {print (v <= 1.4) ? "met" : "missed"}')"
+				v=$(awk -v a="$(fmt long)" -v b="$(fmt flong)" 'BEGIN {printf "%.4f", a / b}')
+				goal "fct_longshort_long_vs_fair" "$v" "within 1 % of 1" \
+					"$(awk -v v="$v" 'BEGIN {print (v <= 1.01 && v >= 0.99) ? "met" : "missed"}')"
+			fi
+		done
+	done
+}
+
 fct() {
 	local n order qp r v s ratio srpt goal_n
 	FCT_NS="pcr-bench-fct-$$"
@@ -911,6 +984,7 @@ fct() {
 				"$(awk -v v="$ratio" -v g="$goal_n" 'BEGIN {print (v <= g) ? "met" : "missed"}')"
 		done
 	done
+	fct_workloads || { fct_cleanup; return 1; }
 	fct_cleanup
 }
 

@@ -13,6 +13,11 @@
 #   txn_send.py IFACE --long L --flows M --frames K --short-mbps X --secs S
 #               [--warm W] --out JSON
 #
+#   txn_send.py IFACE --open websearch|longshort --load L --rate-mbps R
+#               --secs S [--long N] [--seed X] --out JSON
+#
+# The third form: flows arriving on their own (Poisson), each sending its
+# transaction at once (open_loop() below; the judge is fct_open.py).
 # The second form: W transactions of K frames 2 ms apart (flows 1000 and
 # up), then flow 0 sends L frames at once, then flows 1..M send
 # transactions of K frames in turn, paced to X mbit/s, for S seconds (the
@@ -60,6 +65,74 @@ def send(s, fr):
             time.sleep(0.0001)
 
 
+# DCTCP's web-search flow sizes (packets of 1460 bytes, cumulative
+# probability), as pFabric and Homa use them; linear between the points
+WEBSEARCH = [(1, 0.0), (1, 0.15), (2, 0.2), (3, 0.3), (5, 0.4), (7, 0.53),
+             (40, 0.6), (72, 0.7), (137, 0.8), (267, 0.9), (1187, 0.97),
+             (2107, 1.0)]
+
+
+def websearch_frames(rng):
+    """A flow size from WEBSEARCH, in 1514-byte frames (1460 payload)."""
+    u = rng.random()
+    for (x0, p0), (x1, p1) in zip(WEBSEARCH, WEBSEARCH[1:]):
+        if u <= p1:
+            x = x0 if p1 == p0 else x0 + (x1 - x0) * (u - p0) / (p1 - p0)
+            return max(1, int(round(x)))
+    return WEBSEARCH[-1][0]
+
+
+def websearch_mean():
+    m = 0.0
+    for (x0, p0), (x1, p1) in zip(WEBSEARCH, WEBSEARCH[1:]):
+        m += (p1 - p0) * (x0 + x1) / 2
+    return m
+
+
+def open_loop(s, a):
+    """Flows that arrive on their own (Poisson), each a new 5-tuple sending
+    its whole transaction at once: --open websearch (sizes above, at
+    --load of --rate-mbps) or longshort (flow 1 sends --long frames first;
+    flows of 1-30 frames arrive at --load). First a sync frame (flow
+    60000) on the idle link: its departure in pacer's capture ties the
+    sender's clock to the capture's. JSON: each flow's start (s after the
+    sync frame) and frames."""
+    import random
+    rng = random.Random(a.seed)
+    send(s, frame(60000, 0))
+    t_sync = time.monotonic()
+    time.sleep(0.02)
+    flows = []
+    if a.open == "websearch":
+        size, mean = (lambda: websearch_frames(rng)), websearch_mean()
+    else:
+        size, mean = (lambda: rng.randint(1, 30)), 15.5
+        start = time.monotonic()
+        for j in range(a.long):
+            send(s, frame(1, j))
+        flows.append({"flow": 1, "start": start - t_sync, "frames": a.long})
+    gap = mean * SIZE * 8 / (a.load * a.rate_mbps * 1e6)
+    due = time.monotonic()
+    t_end = due + a.secs
+    fid = 2
+    while True:
+        due += rng.expovariate(1.0 / gap)
+        if due >= t_end or fid >= 60000:
+            break
+        now = time.monotonic()
+        if due > now:
+            time.sleep(due - now)
+        n = size()
+        start = time.monotonic()
+        for j in range(n):
+            send(s, frame(fid, j))
+        flows.append({"flow": fid, "start": start - t_sync, "frames": n})
+        fid += 1
+    json.dump({"flows": flows, "rate_mbps": a.rate_mbps, "load": a.load},
+              open(a.out, "w"))
+    return 0
+
+
 def long_and_short(s, a):
     """First --warm transactions of --frames frames, one every 2 ms, on
     flows 1000 and up (so that pacer learns their size); then flow 0 sends
@@ -99,6 +172,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=0)
     ap.add_argument("--gap-ms", type=float, default=0)
     ap.add_argument("--long", type=int, default=0)
+    ap.add_argument("--open", choices=["websearch", "longshort"])
+    ap.add_argument("--load", type=float, default=0.7)
+    ap.add_argument("--rate-mbps", type=float, default=100)
+    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--warm", type=int, default=0)
     ap.add_argument("--short-mbps", type=float, default=0)
     ap.add_argument("--secs", type=float, default=0)
@@ -107,6 +184,8 @@ def main():
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8 << 20)
     s.bind((a.iface, 0))
+    if a.open:
+        return open_loop(s, a)
     if a.long:
         return long_and_short(s, a)
     spread = []
