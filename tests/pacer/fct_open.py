@@ -129,7 +129,7 @@ def main():
             continue
         flow, seq = h[5]
         t = (t - t0) * scale
-        if flow == 60000:
+        if flow == 50000:
             sync = t
             continue
         if seq != seqs.get(flow, -1) + 1:

@@ -94,12 +94,12 @@ def open_loop(s, a):
     its whole transaction at once: --open websearch (sizes above, at
     --load of --rate-mbps) or longshort (flow 1 sends --long frames first;
     flows of 1-30 frames arrive at --load). First a sync frame (flow
-    60000) on the idle link: its departure in pacer's capture ties the
+    50000) on the idle link: its departure in pacer's capture ties the
     sender's clock to the capture's. JSON: each flow's start (s after the
     sync frame) and frames."""
     import random
     rng = random.Random(a.seed)
-    send(s, frame(60000, 0))
+    send(s, frame(50000, 0))
     t_sync = time.monotonic()
     time.sleep(0.02)
     flows = []
@@ -117,7 +117,7 @@ def open_loop(s, a):
     fid = 2
     while True:
         due += rng.expovariate(1.0 / gap)
-        if due >= t_end or fid >= 60000:
+        if due >= t_end or fid >= 50000:
             break
         now = time.monotonic()
         if due > now:
