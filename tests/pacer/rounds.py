@@ -20,7 +20,9 @@
 # x fair's, give or take A = L + H + S: L pacer's largest departure error,
 # H the staging lead, S the longest time the sender took to hand a judged
 # round's frames over (arrivals spread over S, not all ready at once).
-# Always: every frame out once, each flow's frames in order.
+# Always: every frame out once, each flow's frames in order, and the link
+# idle within the judged rounds (from a round's first departure to its
+# last) at most 0.1 % of that time + L + the staging stalls pacer counted.
 # Exit status: 0 all hold, 1 a check failed (named on stderr), 2 bad input.
 import argparse
 import json
@@ -53,6 +55,7 @@ def main():
         port = st["ports"][a.port]
         late = float((port.get("departure_error_ns") or
                       st["departure_error_ns"])["max"])
+        stall = float(port.get("stage_stall_ns", 0))
         overhead = int(st.get("wire_overhead", 0))
         scale = a.time_scale if a.time_scale else st["tsc_hz_eal"] / st["tsc_hz"]
         spread = json.load(open(a.sender))["spread_s"]
@@ -87,6 +90,7 @@ def main():
         rnd.setdefault("start", t)
         rnd.setdefault("n", 0)
         rnd["n"] += 1
+        rnd["end"] = max(rnd.get("end", 0), t + ft)
         rnd.setdefault("done", {})[flow] = t + ft
     for r, rnd in enumerate(rounds):
         if rnd.get("n", 0) != n * T:
@@ -103,6 +107,20 @@ def main():
         m = sum(d - rnd["start"] for d in rnd["done"].values()) / n
         means.append(m)
     last = a.last if a.last else a.rounds
+    # the link busy from a round's first departure to its last: every
+    # round's frames are held by then (the sender hands a round over
+    # faster than the rate)
+    span = sum(rounds[r]["end"] - rounds[r]["start"]
+               for r in range(a.first - 1, last))
+    idle = span - (last - a.first + 1) * n * T * frame_ns
+    idle_ok = 0.001 * span + late + stall
+    print("%s: link idle within rounds %d-%d: %.3f ms of %.1f ms (allowed %.3f ms: "
+          "0.1 %% + L + staging stalls %.1f us)"
+          % (a.title, a.first, last, idle / 1e6, span / 1e6, idle_ok / 1e6,
+             stall / 1e3))
+    if idle > idle_ok:
+        fails.append("link idle %.3f ms > %.3f ms within the rounds"
+                     % (idle / 1e6, idle_ok / 1e6))
     judged = means[a.first - 1:last]
     m = sum(judged) / len(judged)
     s_max = max(spread[a.first - 1:last]) * 1e9

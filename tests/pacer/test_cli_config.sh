@@ -4,7 +4,7 @@
 #
 # `save config`, then `--config` of the saved file, reproduces `show
 # config` exactly. The first run changes one thing of each kind through
-# the CLI (port rate, class rate and flow-rate, a class added, one
+# the CLI (port rate, class rate, flow-rate and order, a class added, one
 # deleted, horizon and its policy, flow-limit); commands with bad values
 # are refused with a message and change nothing (the config shown after
 # them is checked against the one before). Each change is logged through
@@ -28,7 +28,8 @@ cat >"$tmp/a.cmd" <<'CMD'
 set port 0 rate 15mbit
 set class video rate 7mbit
 set class video flow-rate 3500kbit
-add class bulk match proto tcp dport 80 rate 3mbit flow-rate 1mbit
+add class bulk match proto tcp dport 80 rate 3mbit flow-rate 1mbit order completion
+set class video order completion
 del class old
 set horizon 500 policy cap
 set flow-limit 50
@@ -42,6 +43,8 @@ del class default
 set horizon 0 policy drop
 set horizon 100 policy sometimes
 set flow-limit -3
+set class video order sometimes
+add class y match any order soon
 save config /nonexistent-dir/x.cfg
 show config
 save config @SAVED@
@@ -70,12 +73,16 @@ block "$tmp/first.out" 2 >"$tmp/show2"
 [ -s "$tmp/show1" ] || fail "no show config output: $(cat "$tmp/first.out")"
 diff -u "$tmp/show1" "$tmp/show2" || fail "a refused command changed the configuration"
 errors=$(grep -c "^error: " "$tmp/first.out" || true)
-[ "$errors" -eq 10 ] || fail "$errors errors for the 10 bad commands: $(grep '^error' "$tmp/first.out")"
+[ "$errors" -eq 12 ] || fail "$errors errors for the 12 bad commands: $(grep '^error' "$tmp/first.out")"
 for want in "rate = 15mbit" "[class bulk]" "match = proto tcp dport 80" "flow-rate = 3500kbit" \
-            "horizon = 500" "horizon-policy = cap" "flow-limit = 50"; do
+            "horizon = 500" "horizon-policy = cap" "flow-limit = 50" "order = completion"; do
     grep -qxF "$want" "$tmp/show1" || fail "show config lacks '$want': $(cat "$tmp/show1")"
 done
 ! grep -q "class old" "$tmp/show1" || fail "deleted class still shown"
+# video and bulk in completion order, default fair
+[ "$(grep -cxF "order = completion" "$tmp/show1")" -eq 2 ] &&
+    [ "$(grep -cxF "order = fair" "$tmp/show1")" -eq 1 ] ||
+    fail "show config: not two classes in completion order and one fair: $(cat "$tmp/show1")"
 
 printf 'show config\nquit\n' >"$tmp/b.cmd"
 run_pacer cfg $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/o2.pcap") -- \
@@ -83,4 +90,4 @@ run_pacer cfg $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/o2.pcap") -- \
 [ "$rc" -eq 0 ] || fail "second run exited $rc: $(cat "$tmp/cfg.err")"
 block "$tmp/cfg.out" 1 >"$tmp/show3"
 diff -u "$tmp/show1" "$tmp/show3" || fail "--config of the saved file shows another configuration"
-echo "ok: save config + --config reproduce show config ($(wc -l <"$tmp/show1") lines); 10 bad commands refused, nothing changed"
+echo "ok: save config + --config reproduce show config ($(wc -l <"$tmp/show1") lines); 12 bad commands refused, nothing changed"

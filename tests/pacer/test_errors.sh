@@ -62,6 +62,10 @@ bad --offload-horizon 2000000 -- "--offload-horizon: 2000000 is out of range \[0
 bad --stage-lead 200000 -- "--stage-lead: 200000 is out of range \[0, 100000\]"
 bad --stage-lead 100 --offload-horizon 200 -- "stage-lead 100 us is shorter than offload-horizon 200 us"
 bad --nic-clock-bits 65 -- "--nic-clock-bits: 65 is out of range \[1, 64\]"
+printf '[class default]\norder = soonest\n' >"$tmp/9.cfg"
+bad --config "$tmp/9.cfg" -- "\[class default\] order: 'soonest': the order is fair or completion"
+bad --order-guard 60001 -- "--order-guard: 60001 is out of range \[0, 60000\]"
+bad --order-guard-frames 0 -- "--order-guard-frames: 0 is out of range \[1, 255\]"
 bad --tsc-measure perhaps -- "--tsc-measure: 'perhaps' is not yes or no"
 bad --flow-idle 86400001 -- "--flow-idle: 86400001 is out of range"
 
