@@ -113,6 +113,7 @@ cp "$top/config/pacer.cfg" "$c/config/seed-pacer.cfg"
 printf '[pacer]\nrate = 1gbit\nflow-rate = 10mbit\nburst = 64k\nhorizon = 500\nhorizon-policy = cap\ndrain-on-exit = no\n' >"$c/config/seed-pacer-keys.cfg"
 printf '[class video]\nmatch = ipv4 proto udp dport 5000-5100\nrate = 100mbit\nflow-rate = 5mbit\n\n[class ssh]\nmatch = proto tcp dport 22\n\n[default]\n' >"$c/config/seed-classes.cfg"
 printf '[class v6]\nmatch = ipv6 src 2001:db8::/32 dst 2001:db8::2\nflow-rate = unlimited\n[port 0]\nrate = 2.5gbit\n[port 1]\nrate = 0\n' >"$c/config/seed-ports.cfg"
+printf '[pacer]\norder-guard = 50\norder-guard-frames = 8\n[class rpc]\nmatch = proto tcp dport 8080\norder = completion\n[class default]\norder = fair\n' >"$c/config/seed-order.cfg"
 printf '; comment\n# another\n[pacer]\n  slot = 250 \r\nmax-flows=8\nrxd = 32\ntxd = 32768\nstats-json = /dev/null\n' >"$c/config/seed-spacing.cfg"
 
 # value strings: selector byte 0 rate, 1 size, 2 u64 (+16 bytes of bounds)
@@ -166,5 +167,6 @@ script "set flow-limit 100" "set flow-limit 0" "set flow-limit 4294967296" "set 
 script "save config /tmp/pacer.cfg" "save config /nonexistent/pacer.cfg" "sleep 10" "sleep 3600001" "help"
 script "add class a1 match proto udp dport 1" "add class a2 match proto udp dport 2" "add class a3 match proto udp dport 3" "add class a4 match proto udp dport 4" "add class a5 match proto udp dport 5" "add class a6 match proto udp dport 6" "del class a1" "del class a2" "add class a7 match proto tcp sport 1-1024 rate 1kbit"
 script "set class video rate 0" "set port 0 rate 0" "set class bulk flow-rate unlimited" "# a comment" "" "   show config  " "show" "set" "add class" "del"
+script "set class default order completion" "set class video order fair" "set class video order soon" "add class rpc match proto tcp dport 8080 order completion" "add class r2 match any order" "show class" "show config"
 
 echo "seeds: $(find "$c" -name 'seed-*' | wc -l) files in $c" >&2

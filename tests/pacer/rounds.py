@@ -107,12 +107,15 @@ def main():
         m = sum(d - rnd["start"] for d in rnd["done"].values()) / n
         means.append(m)
     last = a.last if a.last else a.rounds
-    # the link busy from a round's first departure to its last: every
-    # round's frames are held by then (the sender hands a round over
-    # faster than the rate)
-    span = sum(rounds[r]["end"] - rounds[r]["start"]
-               for r in range(a.first - 1, last))
-    idle = span - (last - a.first + 1) * n * T * frame_ns
+    # the link busy from a round's first departure to its last (the
+    # sender hands a round over faster than the rate): a round's idle time
+    # is its span less the time its frames take (a late frame sent back
+    # to back with the next one makes up for the gap before it)
+    span = idle = 0.0
+    for r in range(a.first - 1, last):
+        s_r = rounds[r]["end"] - rounds[r]["start"]
+        span += s_r
+        idle += max(0.0, s_r - n * T * frame_ns)
     idle_ok = 0.001 * span + late + stall
     print("%s: link idle within rounds %d-%d: %.3f ms of %.1f ms (allowed %.3f ms: "
           "0.1 %% + L + staging stalls %.1f us)"
