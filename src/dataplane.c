@@ -206,6 +206,14 @@ txn_end(struct pcr_flowtab *ft, struct pcr_stage_flow *sf, uint16_t cls)
  * next packet. One that is held again leaves the queue (it comes back when
  * it next empties); one that had an arrival since goes to the back.
  */
+/* PCR_TXN_IDLE_US in pcr_coarse() units. */
+static inline uint32_t
+txn_idle_coarse(void)
+{
+	return (uint32_t)((pcr_app.tsc_hz / (1000000 / PCR_TXN_IDLE_US)) >>
+			  PCR_COARSE_SHIFT);
+}
+
 static inline void
 txn_watch(struct pcr_flowtab *ft, struct pcr_stage_flow *sf)
 {
@@ -221,7 +229,7 @@ txn_watch(struct pcr_flowtab *ft, struct pcr_stage_flow *sf)
 static void
 txn_poll(struct pcr_flowtab *ft, uint64_t now_tsc)
 {
-	uint64_t idle = pcr_app.tsc_hz / (1000000 / PCR_TXN_IDLE_US);
+	uint32_t idle = txn_idle_coarse();
 	uint32_t cap = ft->entries + PCR_MAX_CLASSES;
 	unsigned int looks;
 
@@ -235,7 +243,7 @@ txn_poll(struct pcr_flowtab *ft, uint64_t now_tsc)
 		sf->txn_queued = false;
 		if (sf->head != NULL)
 			continue; /* held again: back when it empties */
-		if (now_tsc - sf->txn_last_tsc <= idle) {
+		if ((uint32_t)(pcr_coarse(now_tsc) - sf->txn_last) <= idle) {
 			txn_watch(ft, sf); /* not idle yet: to the back */
 			return;
 		}
@@ -588,6 +596,8 @@ stage_guard(struct pcr_flowtab *ft, struct pcr_stage_class *sc,
 	    uint64_t now_tsc, struct pcr_lstats *st)
 {
 	uint64_t wait = pcr_app.cfg.guard_ms * (pcr_clock_tsc_hz() / 1000);
+	uint32_t wait_c = (uint32_t)(wait >> PCR_COARSE_SHIFT);
+	uint32_t now_c = pcr_coarse(now_tsc);
 	struct pcr_rank_links l = stage_links(ft);
 	unsigned int n;
 
@@ -598,7 +608,7 @@ stage_guard(struct pcr_flowtab *ft, struct pcr_stage_class *sc,
 		uint32_t idx = sc->lru_head;
 		struct pcr_stage_flow *sf = &ft->stage[idx];
 
-		if (now_tsc - sf->served_tsc <= wait)
+		if ((uint32_t)(now_c - sf->served) <= wait_c)
 			break;
 		lru_touch(ft, sc, idx);
 		if (sf->boost != 0)
@@ -656,7 +666,7 @@ stage_add(struct pcr_lcore *lc, const struct stamp_ctx *x,
 		sf->head = sf->tail = m;
 		sf->cls = c;
 		sf->deficit = PCR_STAGE_QUANTUM;
-		sf->served_tsc = x->now_tsc;
+		sf->served = pcr_coarse(x->now_tsc);
 		sf->boost = 0;
 		sf->level = (uint8_t)stage_level(x->rs, c, sf);
 		pcr_rank_push(&sc->set, &l, sf->level, idx);
@@ -821,7 +831,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 		}
 		n++;
 		sp->vt += ((uint64_t)bytes << 8) / sp->flows;
-		sf->served_tsc = x.now_tsc;
+		sf->served = pcr_coarse(x.now_tsc);
 		if (completion) {
 			sf->txn_bytes += bytes;
 			lru_touch(ft, sc, idx);
@@ -920,12 +930,12 @@ txn_arrival(struct pcr_flowtab *ft, const struct pcr_flow *f,
 	    uint64_t now_tsc)
 {
 	struct pcr_stage_flow *sf = &ft->stage[flow_index(ft, f)];
+	uint32_t now_c = pcr_coarse(now_tsc);
 
-	if (now_tsc - sf->txn_last_tsc >
-		    pcr_app.tsc_hz / (1000000 / PCR_TXN_IDLE_US) &&
+	if ((uint32_t)(now_c - sf->txn_last) > txn_idle_coarse() &&
 	    sf->head == NULL)
 		txn_end(ft, sf, f->class_id);
-	sf->txn_last_tsc = now_tsc;
+	sf->txn_last = now_c;
 	return sf;
 }
 

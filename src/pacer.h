@@ -416,10 +416,12 @@ struct pcr_stage_flow {
 	uint8_t boost;     /**< frames the starvation guard still gives it */
 	bool txn_queued;   /**< on the lcore's txn_q */
 	bool on_lru;       /**< on its class's lru list */
-	uint64_t served_tsc; /**< last stamped, or held since */
-	uint64_t txn_bytes;  /**< wire bytes stamped in its transaction */
-	uint64_t txn_last_tsc; /**< its last arrival */
-};
+	uint32_t served;   /**< last stamped, or held since, pcr_coarse() */
+	uint32_t txn_last; /**< its last arrival, pcr_coarse() */
+	uint64_t txn_bytes; /**< wire bytes stamped in its transaction */
+} __rte_aligned(64);
+_Static_assert(sizeof(struct pcr_stage_flow) == 64,
+	       "a staging entry is one cache line (1M flows: 64 MiB)");
 
 /** The flows of one class staged for one egress port, by level (fair
  *  order: all at PCR_RANK_LAST, in round order). */
