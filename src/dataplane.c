@@ -198,14 +198,6 @@ txn_end(struct pcr_flowtab *ft, struct pcr_stage_flow *sf, uint16_t cls)
 	sf->txn_bytes = 0;
 }
 
-/*
- * Transactions end after PCR_TXN_IDLE_US without an arrival (completion
- * order learns their sizes). A flow of completion order that has nothing
- * held after a stamp goes on txn_q (once); txn_poll() ends the transaction
- * of the oldest once it has been idle that long, without waiting for its
- * next packet. One that is held again leaves the queue (it comes back when
- * it next empties); one that had an arrival since goes to the back.
- */
 /* PCR_TXN_IDLE_US in pcr_coarse() units. */
 static inline uint32_t
 txn_idle_coarse(void)
@@ -214,6 +206,14 @@ txn_idle_coarse(void)
 			  PCR_COARSE_SHIFT);
 }
 
+/*
+ * Transactions end after PCR_TXN_IDLE_US without an arrival (completion
+ * order learns their sizes). A flow of completion order that has nothing
+ * held after a stamp goes on txn_q (once); txn_poll() ends the transaction
+ * of the oldest once it has been idle that long, without waiting for its
+ * next packet. One that is held again leaves the queue (it comes back when
+ * it next empties); one that had an arrival since goes to the back.
+ */
 static inline void
 txn_watch(struct pcr_flowtab *ft, struct pcr_stage_flow *sf)
 {
