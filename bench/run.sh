@@ -868,7 +868,7 @@ fct_pacer() {
 	[ "$qp" = 2 ] && lc=(--lcores "0@0,1@1,2@0,3@1")
 	rm -f "$TMP/fct.json" "$TMP/fct.pcap"
 	ip netns exec "$FCT_NS" "$PACER" "${lc[@]}" $EAL_MEM $(eal_mem 1024) --no-pci \
-		--file-prefix="$(prefix)" --vdev "net_af_packet0,iface=pcrfx1,qpairs=$qp" \
+		--file-prefix="$(prefix)" --vdev "net_af_packet0,iface=pcrfx1,qpairs=$qp,framecnt=4096" \
 		--vdev "net_pcap1,rx_pcap=$TMP/fct.empty.pcap,tx_pcap=$TMP/fct.pcap" -- \
 		--config "$TMP/fct.cfg" --rate 100mbit --mbufs 65536 --max-flows 65536 \
 		--exit-on-idle 1000 --stats-json "$TMP/fct.json" >"$TMP/fct.out" 2>&1 &
