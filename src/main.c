@@ -57,15 +57,27 @@ on_signal(int sig)
  * PREFIX as root), which DPDK 22.11 leaves behind: one per --file-prefix,
  * and tests and benchmarks give every run its own. rmdir() takes it only
  * when empty (a --no-shconf run's; a shared config's files stay, and it).
+ * With telemetry on (the default) its socket is still in there: the EAL
+ * unlinks it in an atexit() handler. So the directory is removed again by
+ * runtime_dir_remove(), an atexit() handler of pacer's registered before
+ * rte_eal_init(), which therefore runs after the EAL's.
  */
+static char runtime_dir[PATH_MAX];
+
+static void
+runtime_dir_remove(void)
+{
+	if (runtime_dir[0] != '\0')
+		(void)rmdir(runtime_dir);
+}
+
 static void
 eal_cleanup(void)
 {
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s",
+		 rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
-	(void)rmdir(dir);
+	(void)rmdir(runtime_dir);
 }
 
 /* Usage errors after rte_eal_init(): undo it and exit 2. */
@@ -770,6 +782,8 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
+	/* before rte_eal_init(): runs after the EAL's own atexit handlers */
+	atexit(runtime_dir_remove);
 	rc = rte_eal_init(eal_argc, argv);
 	if (rc < 0) {
 		PCR_LOG(ERR, "EAL initialisation failed: %s",

@@ -28,6 +28,17 @@ bad() {
     no_runtime_dir
 }
 
+# after rte_eal_init(), with telemetry on as users run pacer (its socket
+# sits in the runtime directory until the EAL's exit handlers run): no
+# ports; exit 2 and no runtime directory left
+n=$((n + 1))
+prefix="pcr-errors-$$-$n"
+rc=0
+timeout 60 "$pacer" $(eal | sed 's/--no-telemetry//') >"$tmp/o" 2>"$tmp/e" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "no ports" "$tmp/e" ||
+    fail "pacer without ports, telemetry on: exit $rc, want 2 and 'no ports': $(cat "$tmp/e")"
+no_runtime_dir
+
 bad --frobnicate -- "unknown option '--frobnicate'"
 bad --rate -- "option '--rate' needs a value"
 bad --rate 10zbit -- "--rate: rate '10zbit': unknown unit 'zbit'"
