@@ -897,13 +897,21 @@ fct_open() {
 		--sender "$TMP/fct.send.json" --json "$out" --title "fct $wl $order" >&2
 }
 
+# fct_ratio A B [DIGITS]: A / B, 3 decimals (or DIGITS)
+fct_ratio() { awk -v a="$1" -v b="$2" -v d="${3:-3}" 'BEGIN {printf "%.*f", d, a / b}'; }
+# fct_goal NAME VALUE LO HI TARGET: met when LO <= VALUE <= HI
+fct_goal() {
+	goal "$1" "$2" "$5" "$(awk -v v="$2" -v lo="$3" -v hi="$4" \
+		'BEGIN {print (v >= lo && v <= hi) ? "met" : "missed"}')"
+}
+
 # fct_workloads: the heavy-tailed and the long-and-short cases, both
 # orders, --reps each (the same seed per rep in both orders)
 fct_workloads() {
 	local wl order r sargs v
 	for wl in websearch longshort; do
 		for order in completion fair; do
-			for k in mean slow p99 short long fmean fslow sslow sshort flong; do
+			for k in mean slow p99 short long fmean sslow sshort flong; do
 				: >"$TMP/fo.$k"
 			done
 			for r in $(seq 1 "$REPS"); do
@@ -926,28 +934,23 @@ fct_workloads() {
 			# ratios of medians (the same inputs in both orders)
 			fmt() { median <"$TMP/fo.$1" | awk '{printf "%.3f", $1}'; }
 			if [ "$wl" = websearch ]; then
-				v=$(awk -v a="$(fmt mean)" -v b="$(fmt fmean)" 'BEGIN {printf "%.3f", a / b}')
+				v=$(fct_ratio "$(fmt mean)" "$(fmt fmean)")
 				emit fct_websearch_mean_vs_fair "$order" "$v" x fair_sharing 1
 				emit fct_websearch_slowdown "$order" "$(fmt slow)" x srpt "$(fmt sslow)"
 				emit fct_websearch_p99_slowdown_small "$order" "$(fmt p99)" x null null
 				[ "$order" = completion ] || continue
-				goal "fct_websearch_mean" "$v" "<= 0.92 of fair" \
-					"$(awk -v v="$v" 'BEGIN {print (v <= 0.92) ? "met" : "missed"}')"
-				v=$(awk -v a="$(fmt slow)" -v b="$(fmt sslow)" 'BEGIN {printf "%.3f", a / b}')
-				goal "fct_websearch_slowdown_vs_srpt" "$v" "<= 1.5" \
-					"$(awk -v v="$v" 'BEGIN {print (v <= 1.5) ? "met" : "missed"}')"
-				goal "fct_websearch_p99_slowdown_small" "$(fmt p99)" "<= 7" \
-					"$(awk -v v="$(fmt p99)" 'BEGIN {print (v <= 7) ? "met" : "missed"}')"
+				fct_goal fct_websearch_mean "$v" 0 0.92 "<= 0.92 of fair"
+				fct_goal fct_websearch_slowdown_vs_srpt \
+					"$(fct_ratio "$(fmt slow)" "$(fmt sslow)")" 0 1.5 "<= 1.5"
+				fct_goal fct_websearch_p99_slowdown_small "$(fmt p99)" 0 7 "<= 7"
 			else
-				v=$(awk -v a="$(fmt short)" -v b="$(fmt sshort)" 'BEGIN {printf "%.3f", a / b}')
 				emit fct_longshort_short_mean "$order" "$(fmt short)" ms srpt "$(fmt sshort)"
 				emit fct_longshort_long "$order" "$(fmt long)" ms fair_sharing "$(fmt flong)"
 				[ "$order" = completion ] || continue
-				goal "fct_longshort_short_vs_srpt" "$v" "<= 1.4" \
-					"$(awk -v v="$v" 'BEGIN {print (v <= 1.4) ? "met" : "missed"}')"
-				v=$(awk -v a="$(fmt long)" -v b="$(fmt flong)" 'BEGIN {printf "%.4f", a / b}')
-				goal "fct_longshort_long_vs_fair" "$v" "within 1 % of 1" \
-					"$(awk -v v="$v" 'BEGIN {print (v <= 1.01 && v >= 0.99) ? "met" : "missed"}')"
+				fct_goal fct_longshort_short_vs_srpt \
+					"$(fct_ratio "$(fmt short)" "$(fmt sshort)")" 0 1.4 "<= 1.4"
+				fct_goal fct_longshort_long_vs_fair \
+					"$(fct_ratio "$(fmt long)" "$(fmt flong)" 4)" 0.99 1.01 "within 1 % of 1"
 			fi
 		done
 	done
@@ -962,8 +965,8 @@ fct() {
 	ip -n "$FCT_NS" link add pcrfx0 type veth peer name pcrfx1 &&
 		ip -n "$FCT_NS" link set pcrfx0 up && ip -n "$FCT_NS" link set pcrfx1 up ||
 		{ fct_cleanup; return 1; }
-	python3 -c 'import struct,sys; open(sys.argv[1],"wb").write(struct.pack("<IHHiIII",0xa1b2c3d4,2,4,0,0,65535,1))' \
-		"$TMP/fct.empty.pcap"
+	"$PCAPGEN" -o "$TMP/fct.empty.pcap" --flows 1 --count 0 2>/dev/null ||
+		{ fct_cleanup; return 1; }
 	for case in "2 1" "4 1" "8 1" "4 2"; do
 		read -r n qp <<<"$case"
 		for order in completion fair; do
@@ -980,8 +983,8 @@ fct() {
 			[ "$order" = completion ] || continue
 			emit fct_srpt_vs_fair "N${n}-${qp}rx" "$srpt" x fair_sharing 1
 			case $n in 2) goal_n=0.78 ;; 4) goal_n=0.66 ;; *) goal_n=0.60 ;; esac
-			goal "fct_completion/N${n}-${qp}rx" "$ratio" "<= $goal_n of fair (SRPT $srpt)" \
-				"$(awk -v v="$ratio" -v g="$goal_n" 'BEGIN {print (v <= g) ? "met" : "missed"}')"
+			fct_goal "fct_completion/N${n}-${qp}rx" "$ratio" 0 "$goal_n" \
+				"<= $goal_n of fair (SRPT $srpt)"
 		done
 	done
 	fct_workloads || { fct_cleanup; return 1; }

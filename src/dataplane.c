@@ -198,14 +198,6 @@ txn_end(struct pcr_flowtab *ft, struct pcr_stage_flow *sf, uint16_t cls)
 	sf->txn_bytes = 0;
 }
 
-/* PCR_TXN_IDLE_US in pcr_coarse() units. */
-static inline uint32_t
-txn_idle_coarse(void)
-{
-	return (uint32_t)((pcr_app.tsc_hz / (1000000 / PCR_TXN_IDLE_US)) >>
-			  PCR_COARSE_SHIFT);
-}
-
 /*
  * Transactions end after PCR_TXN_IDLE_US without an arrival (completion
  * order learns their sizes). A flow of completion order that has nothing
@@ -229,7 +221,7 @@ txn_watch(struct pcr_flowtab *ft, struct pcr_stage_flow *sf)
 static void
 txn_poll(struct pcr_flowtab *ft, uint64_t now_tsc)
 {
-	uint32_t idle = txn_idle_coarse();
+	uint32_t idle = pcr_app.txn_idle_coarse;
 	uint32_t cap = ft->entries + PCR_MAX_CLASSES;
 	unsigned int looks;
 
@@ -595,7 +587,7 @@ static void
 stage_guard(struct pcr_flowtab *ft, struct pcr_stage_class *sc,
 	    uint64_t now_tsc, struct pcr_lstats *st)
 {
-	uint64_t wait = pcr_app.cfg.guard_ms * (pcr_clock_tsc_hz() / 1000);
+	uint64_t wait = pcr_app.guard_tsc;
 	uint32_t wait_c = (uint32_t)(wait >> PCR_COARSE_SHIFT);
 	uint32_t now_c = pcr_coarse(now_tsc);
 	struct pcr_rank_links l = stage_links(ft);
@@ -932,7 +924,7 @@ txn_arrival(struct pcr_flowtab *ft, const struct pcr_flow *f,
 	struct pcr_stage_flow *sf = &ft->stage[flow_index(ft, f)];
 	uint32_t now_c = pcr_coarse(now_tsc);
 
-	if ((uint32_t)(now_c - sf->txn_last) > txn_idle_coarse() &&
+	if ((uint32_t)(now_c - sf->txn_last) > pcr_app.txn_idle_coarse &&
 	    sf->head == NULL)
 		txn_end(ft, sf, f->class_id);
 	sf->txn_last = now_c;

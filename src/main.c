@@ -348,6 +348,10 @@ stage_setup(struct pcr_app *a)
 	unsigned int l, o;
 
 	a->stage_lead_tsc = pcr_clock_ns_to_cycles(a->cfg.stage_lead_us * 1000);
+	a->guard_tsc = pcr_clock_ns_to_cycles(a->cfg.guard_ms * 1000000);
+	a->txn_idle_coarse = (uint32_t)(pcr_clock_ns_to_cycles(
+						PCR_TXN_IDLE_US * 1000) >>
+					PCR_COARSE_SHIFT);
 	RTE_LCORE_FOREACH_WORKER(l) {
 		struct pcr_lcore *lc = a->lcores[l];
 

@@ -546,6 +546,8 @@ struct pcr_app {
 	uint32_t sync_req;       /**< snapshot handshake */
 	uint32_t sync_rel;
 	uint64_t stage_lead_tsc; /**< --stage-lead in TSC cycles, 0 = off */
+	uint64_t guard_tsc;      /**< --order-guard in TSC cycles, 0 = off */
+	uint32_t txn_idle_coarse; /**< PCR_TXN_IDLE_US, pcr_coarse() units */
 };
 
 extern struct pcr_app pcr_app;

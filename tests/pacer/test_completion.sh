@@ -51,7 +51,7 @@ ip -n "$ns" link add pcrcx0 type veth peer name pcrcx1
 ip -n "$ns" link set pcrcx0 up
 ip -n "$ns" link set pcrcx1 up
 # an empty capture: port 1 only transmits
-python3 -c 'import struct,sys; open(sys.argv[1],"wb").write(struct.pack("<IHHiIII",0xa1b2c3d4,2,4,0,0,65535,1))' "$tmp/empty.pcap"
+"$gen" -o "$tmp/empty.pcap" --flows 1 --count 0 2>/dev/null
 
 T=20
 ROUNDS=20
