@@ -123,9 +123,10 @@ show_port_stats(FILE *f, const void *v)
 			n->tx_packets - z->tx_packets, n->tx_bytes - z->tx_bytes,
 			n->queued, n->pending, n->staged);
 		fprintf(f, "  staged: %" PRIu64 " packets so far, stalls %" PRIu64
-			", order_guard %" PRIu64 "\n",
+			", lead %" PRIu64 " us, order_guard %" PRIu64 "\n",
 			n->staged_total - z->staged_total,
 			n->stage_stalls - z->stage_stalls,
+			n->stage_lead_ns / 1000,
 			n->order_guard - z->order_guard);
 		fprintf(f, "  dropped: %" PRIu64 " (horizon %" PRIu64 " flow_limit %" PRIu64
 			" spill %" PRIu64 " no_mbuf %" PRIu64 " tx_drop %" PRIu64

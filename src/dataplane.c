@@ -325,7 +325,8 @@ struct stamp_batch {
 
 static inline void
 stamp_ctx_init(struct stamp_ctx *x, struct pcr_port *eg,
-	       struct pcr_lstats *st, uint64_t now_tsc)
+	       struct pcr_lstats *st, const struct pcr_stage_port *sp,
+	       uint64_t now_tsc)
 {
 	uint64_t horizon_tsc;
 
@@ -338,7 +339,7 @@ stamp_ctx_init(struct stamp_ctx *x, struct pcr_port *eg,
 	horizon_tsc = __atomic_load_n(&eg->tx->rx_horizon_tsc, __ATOMIC_RELAXED);
 	x->cap = __atomic_load_n(&eg->tx->rx_horizon_cap, __ATOMIC_RELAXED);
 	x->limit = x->now + (horizon_tsc << PCR_FINE_SHIFT);
-	x->lead = pcr_app.stage_lead_tsc << PCR_FINE_SHIFT;
+	x->lead = pcr_app.stage_lead_tsc != 0 ? sp->lead.tsc << PCR_FINE_SHIFT : 0;
 	x->solo = pcr_solo();
 }
 
@@ -745,19 +746,21 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 	struct pcr_rank_links links = stage_links(ft);
 	struct stamp_batch b;
 	struct stamp_ctx x;
+	uint64_t now_tsc = rte_rdtsc(), gap = now_tsc - sp->last_tsc;
 	uint64_t blocked = 0, lo;
 	unsigned int n = 0, looks = 0;
 	bool port_full = false;
 
-	stamp_ctx_init(&x, &pcr_app.ports[p], st, rte_rdtsc());
-	if (x.now_tsc - sp->last_tsc > pcr_app.stage_lead_tsc) {
+	if (gap > sp->lead.tsc) {
 		/* the calendars' time between the last pass's lead and now
 		 * is gone: the link idled that long */
 		st->stage_stalls++;
-		st->stage_stall_tsc += x.now_tsc - sp->last_tsc -
-				       pcr_app.stage_lead_tsc;
+		st->stage_stall_tsc += gap - sp->lead.tsc;
 	}
-	sp->last_tsc = x.now_tsc;
+	sp->last_tsc = now_tsc;
+	/* the next lead, from this window's gaps */
+	st->stage_lead_tsc = pcr_lead_note(&sp->lead, gap, now_tsc);
+	stamp_ctx_init(&x, &pcr_app.ports[p], st, sp, now_tsc);
 	b.k = 0;
 	if (lc->n_peers != 0) {
 		unsigned int mine = stage_best_level(sp);
@@ -965,7 +968,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		return;
 	}
 	now_tsc = rte_rdtsc();
-	stamp_ctx_init(&x, &pcr_app.ports[q->egress], eg_st, now_tsc);
+	stamp_ctx_init(&x, &pcr_app.ports[q->egress], eg_st, sp, now_tsc);
 	b.k = 0;
 	ct = __atomic_load_n(&pcr_app.classtab, __ATOMIC_ACQUIRE);
 

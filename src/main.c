@@ -340,12 +340,17 @@ port_setup(struct pcr_app *a, uint16_t p)
 			strerror(-rc));
 }
 
-/* Per-flow staging (dataplane.c): its lead in TSC cycles, and each RX
- * lcore's list of the others, whose published ranks it compares. */
+/* Per-flow staging (dataplane.c): its longest lead in TSC cycles, each RX
+ * lcore's adaptive lead per egress port (starting at the longest), and its
+ * list of the others, whose published ranks it compares. */
 static void
 stage_setup(struct pcr_app *a)
 {
+	uint64_t floor_us = RTE_MAX(a->cfg.stage_lead_min_us,
+				    a->cfg.offload_horizon_us);
+	uint64_t now = rte_rdtsc();
 	unsigned int l, o;
+	uint16_t p;
 
 	a->stage_lead_tsc = pcr_clock_ns_to_cycles(a->cfg.stage_lead_us * 1000);
 	a->guard_tsc = pcr_clock_ns_to_cycles(a->cfg.guard_ms * 1000000);
@@ -357,6 +362,15 @@ stage_setup(struct pcr_app *a)
 
 		if (!(lc->roles & PCR_ROLE_RX))
 			continue;
+		for (p = 0; p < a->n_ports; p++) {
+			pcr_lead_init(&lc->ft->sport[p].lead,
+				      pcr_clock_ns_to_cycles(floor_us * 1000),
+				      a->stage_lead_tsc,
+				      pcr_clock_ns_to_cycles(PCR_LEAD_WINDOW_MS *
+							     1000000),
+				      now);
+			lc->st[p].stage_lead_tsc = a->stage_lead_tsc;
+		}
 		RTE_LCORE_FOREACH_WORKER(o) {
 			if (o != l && (a->lcores[o]->roles & PCR_ROLE_RX))
 				lc->peers[lc->n_peers++] = a->lcores[o];

@@ -81,7 +81,9 @@ static const struct opt_def opt_defs[] = {
 	{ "offload-horizon", K_U64, OFF(offload_horizon_us), 0, 1000000, "US",
 	  "hand packets to a NIC with send-on-timestamp this far ahead of departure, 0 = off [0]" },
 	{ "stage-lead", K_U64, OFF(stage_lead_us), 0, 100000, "US",
-	  "under a backlog, hold each flow's packets and stamp the next one, round robin by bytes among flows (as fq), this long before it can leave; at least --offload-horizon; 0 = stamp every packet on arrival (first come, first served) [500]" },
+	  "under a backlog, hold each flow's packets and stamp the next one, round robin by bytes among flows (as fq), at most this long before it can leave; at least --offload-horizon; 0 = stamp every packet on arrival (first come, first served) [500]" },
+	{ "stage-lead-min", K_U64, OFF(stage_lead_min_us), 0, 100000, "US",
+	  "the shortest staging lead: between this and --stage-lead, the lead each 100 ms is the shortest that the gaps between the RX loop's passes leave the link idle for at most 0.01 % of the time; --stage-lead or more fixes it (raised to --offload-horizon) [20]" },
 	{ "order-guard", K_U64, OFF(guard_ms), 0, 60000, "MS",
 	  "in a class of completion order, a held flow not stamped for MS goes ahead of every rank for --order-guard-frames frames, 0 = never [100]" },
 	{ "order-guard-frames", K_U64, OFF(guard_frames), 1, 255, "N",
@@ -138,6 +140,7 @@ pcr_options_defaults(struct pcr_config *c)
 	c->clock_period_ms = PCR_CLOCK_PERIOD_MS_DEFAULT;
 	c->nic_clock_bits = 64;
 	c->stage_lead_us = PCR_STAGE_LEAD_US_DEFAULT;
+	c->stage_lead_min_us = PCR_STAGE_LEAD_MIN_US_DEFAULT;
 	c->max_port_named = -1;
 	snprintf(c->classes[0].name, sizeof(c->classes[0].name), "default");
 	c->classes[0].match.any = true;

@@ -32,6 +32,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "pcr_classify.h"
+#include "pcr_lead.h"
 #include "pcr_rank.h"
 #include "pcr_clock.h"
 #include "pcr_hist.h"
@@ -120,7 +121,9 @@ struct pcr_config {
 	bool tsc_measure;        /**< pace with the measured frequency */
 	uint64_t clock_period_ms; /**< TSC re-measure / NIC fit period */
 	uint64_t offload_horizon_us; /**< send-on-timestamp lead, 0 = off */
-	uint64_t stage_lead_us;  /**< staging lead H, 0 = stamp on arrival */
+	uint64_t stage_lead_us;  /**< staging lead H, the longest; 0 = stamp
+				  *   on arrival */
+	uint64_t stage_lead_min_us; /**< the shortest lead H adapts down to */
 	uint64_t guard_ms;       /**< completion order: a held flow not
 				  *   stamped this long goes first, 0 = never */
 	uint64_t guard_frames;   /**< ... for this many frames */
@@ -289,6 +292,7 @@ struct pcr_lstats {
 	uint64_t stage_stalls;   /**< passes that found staging unserved
 				  *   for longer than the lead */
 	uint64_t stage_stall_tsc; /**< the time beyond the lead they found */
+	uint64_t stage_lead_tsc; /**< the lead now (a gauge) */
 	uint64_t order_guard;    /**< held flows the starvation guard moved
 				  *   ahead of every rank (completion order) */
 	uint64_t drop_shutdown;  /**< staged, dropped at shutdown */
@@ -384,10 +388,15 @@ struct pcr_rxq {
  * Everything here belongs to that lcore, the published rank aside.
  */
 #define PCR_STAGE_NONE UINT32_MAX
-/** --stage-lead's default, us: covers two RX polls of a busy lcore and
- *  the TX loop's lateness on a shared core, and keeps the tiniest flows'
- *  wait short (issue 18's simulation: p99 slowdown 5.6 at 0.5 ms). */
+/** --stage-lead's default, us, the longest lead: covers two RX polls of a
+ *  busy lcore and the TX loop's lateness on a shared core, and keeps the
+ *  tiniest flows' wait short (issue 18's simulation: p99 slowdown 5.6 at
+ *  0.5 ms). */
 #define PCR_STAGE_LEAD_US_DEFAULT 500
+/** --stage-lead-min's default, us: the lead adapts between this and
+ *  --stage-lead to the gaps the RX loop leaves (lib/policy/pcr_lead.h);
+ *  on an idle core a pass comes every few us. */
+#define PCR_STAGE_LEAD_MIN_US_DEFAULT 20
 /** Bytes a staged flow stamps per turn: one 1500-byte MTU frame with its
  *  Ethernet header (fq's default is two): with full-size frames the turns
  *  are frame by frame, the round robin the isolation tests compare with,
@@ -445,6 +454,7 @@ struct pcr_stage_port {
 	uint64_t vt;         /**< virtual time: bytes stamped per staged flow,
 			      *   x 256 (the rank other lcores compare) */
 	uint64_t last_tsc;   /**< last pass (staging non-empty) */
+	struct pcr_lead lead; /**< the lead, from the gaps between passes */
 	uint32_t pass;       /**< passes, for pcr_stage_class.skip */
 	uint32_t turn;       /**< bytes stamped in this class's turn */
 	struct pcr_stage_class cls[PCR_MAX_CLASSES];
@@ -665,6 +675,7 @@ struct pcr_port_snap {
 	uint64_t queued, pending;
 	uint64_t staged, staged_total, stage_stalls; /**< per-flow staging */
 	uint64_t stage_stall_ns;
+	uint64_t stage_lead_ns; /**< the longest lead of its RX lcores now */
 	uint64_t order_guard;
 	uint64_t drop_horizon, drop_flow_limit, drop_spill, drop_no_mbuf,
 		drop_tx, drop_shutdown, drop_inbox, drop_wheel_nomem,

@@ -124,6 +124,8 @@ collect(struct pcr_snapshot *s)
 			ps->order_guard += ls->order_guard;
 			ps->stage_stall_ns += pcr_clock_cycles_to_ns(
 				ls->stage_stall_tsc);
+			ps->stage_lead_ns = RTE_MAX(ps->stage_lead_ns,
+				pcr_clock_cycles_to_ns(ls->stage_lead_tsc));
 			ps->drop_shutdown += ls->drop_shutdown;
 		}
 	}
@@ -508,10 +510,12 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 				ps->wheel.level_occupancy[i]);
 		fprintf(f, "]},\"pending\":%" PRIu64 ",\"staged\":%" PRIu64
 			",\"staged_total\":%" PRIu64 ",\"stage_stalls\":%" PRIu64
-			",\"stage_stall_ns\":%" PRIu64 ",\"order_guard\":%" PRIu64
+			",\"stage_stall_ns\":%" PRIu64 ",\"stage_lead_ns\":%" PRIu64
+			",\"order_guard\":%" PRIu64
 			",\"classes\":[",
 			ps->pending, ps->staged, ps->staged_total,
-			ps->stage_stalls, ps->stage_stall_ns, ps->order_guard);
+			ps->stage_stalls, ps->stage_stall_ns, ps->stage_lead_ns,
+			ps->order_guard);
 		for (i = 0, sep = ""; i < c->n_classes; i++) {
 			if (c->classes[i].deleted)
 				continue;

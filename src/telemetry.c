@@ -33,7 +33,7 @@ static const struct {
 } port_counters[] = {
 #define C(f) { #f, offsetof(struct pcr_port_snap, f) }
 	C(rx_packets), C(rx_bytes), C(tx_packets), C(tx_bytes), C(queued),
-	C(pending), C(staged), C(staged_total), C(stage_stalls), C(stage_stall_ns), C(order_guard), C(tx_retry), C(tx_offloaded), C(dropped), C(drop_horizon),
+	C(pending), C(staged), C(staged_total), C(stage_stalls), C(stage_stall_ns), C(stage_lead_ns), C(order_guard), C(tx_retry), C(tx_offloaded), C(dropped), C(drop_horizon),
 	C(drop_flow_limit), C(drop_spill), C(drop_no_mbuf), C(drop_tx),
 	C(drop_shutdown), C(drop_inbox), C(drop_wheel_nomem), C(drop_rx_missed), C(drop_link),
 	C(flows_new), C(flows_aged), C(flow_table_full), C(held_for_order), C(link_changes),
