@@ -23,7 +23,7 @@ pcr_lead_init(struct pcr_lead *l, uint64_t floor_tsc, uint64_t cap_tsc,
 	l->win_tsc = win_tsc;
 	l->win_start = now;
 	l->qo0 = pcr_lead_qo(l->floor_tsc);
-	l->tsc = cap_tsc;
+	l->tsc = l->chosen = cap_tsc;
 }
 
 uint64_t
@@ -35,7 +35,7 @@ pcr_lead_choose(struct pcr_lead *l, uint64_t now)
 
 	if (l->floor_tsc >= l->cap_tsc) {
 		l->win_start = now;
-		return l->tsc = l->cap_tsc;
+		return l->tsc = l->chosen = l->cap_tsc;
 	}
 	/* from the longest lead down: loss(h) grows as h falls, so the
 	 * shortest within the budget is where it first exceeds it */
@@ -50,12 +50,12 @@ pcr_lead_choose(struct pcr_lead *l, uint64_t now)
 			break;
 		best = h;
 	}
-	/* up at once; down by at most half a window */
-	if (best < l->tsc && best < l->tsc / 2)
-		best = l->tsc / 2;
+	/* down by at most half a window */
+	if (best < l->chosen / 2)
+		best = l->chosen / 2;
 	if (best < l->floor_tsc)
 		best = l->floor_tsc;
-	l->tsc = best;
+	l->tsc = l->chosen = best;
 	memset(l->n, 0, sizeof(l->n));
 	memset(l->sum, 0, sizeof(l->sum));
 	l->win_start = now;

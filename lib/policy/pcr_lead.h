@@ -32,9 +32,11 @@
  * The next lead is the shortest h (the floor or a bin edge) whose loss is
  * within the budget (PCR_LEAD_BUDGET: a ten-thousandth of the window), else
  * the cap. A gap past the cap (a descheduled lcore) thus brings the cap
- * back: any shorter lead would add cap - h to the stall it causes. The lead
- * rises to the choice at once and falls at most by half a window, so one
- * quiet window does not undo what a busy one showed.
+ * back: any shorter lead would add cap - h to the stall it causes. The
+ * choice falls at most by half a window, so one quiet window does not undo
+ * what a busy one showed. Within a window, a gap longer than the lead
+ * raises the lead to it (at most the cap) at once, until the window ends:
+ * when the machine turns busy, one stall is paid, not a window of them.
  *
  * Bounds. The lead stays within [floor, cap]; with floor >= cap it is the
  * cap, fixed. The stall time it allows beyond the cap's is the budget per
@@ -61,6 +63,7 @@ extern "C" {
 
 struct pcr_lead {
 	uint64_t tsc;       /**< the lead now */
+	uint64_t chosen;    /**< the last window's choice */
 	uint64_t floor_tsc; /**< the shortest lead */
 	uint64_t cap_tsc;   /**< the longest lead */
 	uint64_t win_tsc;   /**< the window's length */
@@ -105,6 +108,8 @@ pcr_lead_note(struct pcr_lead *l, uint64_t gap, uint64_t now)
 			b = PCR_LEAD_BINS - 1;
 		l->n[b]++;
 		l->sum[b] += gap;
+		if (gap > l->tsc)
+			l->tsc = gap < l->cap_tsc ? gap : l->cap_tsc;
 	}
 	if (now - l->win_start >= l->win_tsc)
 		return pcr_lead_choose(l, now);

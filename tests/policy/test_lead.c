@@ -98,6 +98,30 @@ test_long_gap(void **state)
 	assert_int_equal(window(&l, &now, g + 1, 1), CAP);
 }
 
+/* Within a window a gap longer than the lead raises it at once (at most to
+ * the cap); a shorter one leaves it; the window's end chooses again. */
+static void
+test_raise(void **state)
+{
+	uint64_t now = 0;
+	struct pcr_lead l;
+	unsigned int i;
+
+	(void)state;
+	pcr_lead_init(&l, FLOOR, CAP, WIN, now);
+	for (i = 0; i < 6; i++)
+		window(&l, &now, NULL, 0);
+	assert_int_equal(l.tsc, FLOOR);
+	assert_int_equal(pcr_lead_note(&l, 300000, now + 1000), 300000);
+	assert_int_equal(pcr_lead_note(&l, 100000, now + 2000), 300000);
+	assert_int_equal(pcr_lead_note(&l, 3000000, now + 3000), CAP);
+	/* 300 us and 100 us lost at a lead of 100 us: 200 us, over the
+	 * budget; at the 3 ms gap, any lead short of the cap loses more than
+	 * the cap's: the cap */
+	now += WIN;
+	assert_int_equal(pcr_lead_note(&l, 0, now), CAP);
+}
+
 /* The floor at or above the cap fixes the lead at the cap. */
 static void
 test_fixed(void **state)
@@ -151,7 +175,7 @@ test_choice(void **state)
 
 		for (i = 0; i < n; i++)
 			g[i] = (uint64_t)(1000.0 * pow(hi, rand() / (double)RAND_MAX));
-		l.tsc = FLOOR;
+		l.tsc = l.chosen = FLOOR;
 		lead = window(&l, &now, g, n);
 		if (loss(g, n, FLOOR) <= budget) {
 			want = FLOOR;
@@ -181,6 +205,7 @@ main(void)
 		cmocka_unit_test(test_quiet),
 		cmocka_unit_test(test_steady),
 		cmocka_unit_test(test_long_gap),
+		cmocka_unit_test(test_raise),
 		cmocka_unit_test(test_fixed),
 		cmocka_unit_test(test_choice),
 	};
