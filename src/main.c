@@ -102,16 +102,94 @@ fatal(const char *fmt, ...)
 	exit(EXIT_FAILURE);
 }
 
+/* RX lcores among @p nw workers: one worker does RX and TX; else half the
+ * workers (at most one per port) transmit, the others receive. */
 static unsigned int
-default_mbufs(const struct pcr_config *c, unsigned int n_ports,
+rx_lcore_count(unsigned int nw, unsigned int n_ports)
+{
+	return nw == 1 ? 1 : nw - RTE_MIN(n_ports, nw / 2);
+}
+
+/* EAL memory one flow table entry takes, all its parts (the rte_hash
+ * entry, the flow, its staging state, its place in the transaction queue):
+ * 205 bytes measured with 1M entries (the heap's free bytes before and
+ * after, DPDK 22.11), with a tenth to spare. */
+#define FLOWTAB_ENTRY_BYTES 224
+/* What the setup takes beside the pool, the wheels and the flow tables
+ * (rings, lcore state, the ethdevs' queues), with room to spare. */
+#define SETUP_SLACK_BYTES (32u << 20)
+
+/* What one mbuf takes from the EAL's memory: without hugepages, a 4 KiB
+ * page holds one (a mempool object does not cross a page). */
+static size_t
+mbuf_cost(void)
+{
+	struct rte_mempool_objsz sz;
+	size_t obj = rte_mempool_calc_obj_size(sizeof(struct rte_mbuf) +
+						       RTE_MBUF_DEFAULT_BUF_SIZE,
+					       0, &sz);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!rte_eal_has_hugepages() && obj <= pg)
+		return pg / (pg / obj);
+	return obj;
+}
+
+static void wheel_params(struct pcr_app *a, uint16_t p,
+			 unsigned int max_queued, char *name,
+			 struct pcr_wheel_params *wp);
+
+/*
+ * The pool without --mbufs: a full horizon of 1500-byte frames at 1 gbit/s
+ * plus what the rings hold, as far as the EAL's memory goes once the flow
+ * tables and the wheels have theirs; the start line says what it holds.
+ */
+static unsigned int
+default_mbufs(struct pcr_app *a, unsigned int n_ports, unsigned int n_rx,
 	      unsigned int n_lcores)
 {
-	/* a full horizon of 1500-byte frames at 1 gbit/s, plus rings */
-	uint64_t n = c->horizon_ms * (1000000000ull / 8 / 1500) / 1000;
+	const struct pcr_config *c = &a->cfg;
+	struct rte_malloc_socket_stats ms;
+	uint64_t want, fit, rings, reserve, cost = mbuf_cost();
+	unsigned int nb;
+	uint16_t p;
 
-	n += (uint64_t)n_ports * (c->rxd + c->txd + PCR_TX_BURST);
-	n += (uint64_t)n_lcores * (256 + PCR_RX_BURST);
-	return (unsigned int)RTE_MIN(n, 1ull << 26);
+	want = c->horizon_ms * (1000000000ull / 8 / 1500) / 1000;
+	rings = (uint64_t)n_ports * (c->rxd + c->txd + PCR_TX_BURST) +
+		(uint64_t)n_lcores * (256 + PCR_RX_BURST);
+	want = RTE_MIN(want + rings, (1ull << 26) - 1);
+	reserve = SETUP_SLACK_BYTES +
+		  (uint64_t)n_rx * c->max_flows * FLOWTAB_ENTRY_BYTES;
+	for (p = 0; p < n_ports; p++) {
+		struct pcr_wheel_params wp;
+		char name[32];
+
+		wheel_params(a, p, (unsigned int)want, name, &wp);
+		reserve += pcr_wheel_memsize(&wp);
+	}
+	if (rte_malloc_get_socket_stats((int)rte_socket_id(), &ms) != 0)
+		ms.heap_freesz_bytes = 0;
+	fit = ms.heap_freesz_bytes > reserve ?
+		      (ms.heap_freesz_bytes - reserve) / cost : 0;
+	if (fit < rings + 1024)
+		fatal("the EAL has %zu MiB free and flow tables and wheels take about %" PRIu64
+		      " MiB: no room for a pool of mbufs; give more memory (-m), fewer --max-flows (%" PRIu64
+		      " a RX lcore), or --mbufs",
+		      ms.heap_freesz_bytes >> 20, reserve >> 20, c->max_flows);
+	nb = (unsigned int)RTE_MIN(want, fit);
+	if (nb == want)
+		printf("pacer: %u mbufs (no --mbufs): the %" PRIu64
+		       " ms horizon of 1500-byte frames at 1 gbit/s\n",
+		       nb, c->horizon_ms);
+	else
+		printf("pacer: %u mbufs (no --mbufs: %" PRIu64 " MiB of the %zu MiB the EAL has free"
+		       " after flow tables and wheels): the %" PRIu64
+		       " ms horizon of 1500-byte frames at up to %" PRIu64
+		       " mbit/s over all ports; more memory (-m) or --mbufs for more\n",
+		       nb, (uint64_t)nb * cost >> 20, ms.heap_freesz_bytes >> 20,
+		       c->horizon_ms,
+		       (uint64_t)(nb - rings) * 1500 * 8 / 1000 / c->horizon_ms);
+	return nb;
 }
 
 static void
@@ -145,9 +223,8 @@ assign_lcores(struct pcr_app *a)
 		a->lcores[workers[0]]->roles = PCR_ROLE_RX | PCR_ROLE_TX;
 		rx_lcores[0] = workers[0];
 	} else {
-		/* half the workers (at most one per port) transmit */
-		n_tx = RTE_MIN((unsigned int)a->n_ports, nw / 2);
-		n_rx = nw - n_tx;
+		n_rx = rx_lcore_count(nw, a->n_ports);
+		n_tx = nw - n_rx;
 		for (i = 0; i < n_tx; i++)
 			a->lcores[workers[i]]->roles = PCR_ROLE_TX;
 		for (i = 0; i < n_rx; i++) {
@@ -434,39 +511,50 @@ port_clock_setup(struct pcr_app *a, uint16_t p)
 	}
 }
 
+/* Port @p p's wheel parameters (@p name: 32 bytes, the wheel's name);
+ * exits on a bad --slot / --horizon. */
+static void
+wheel_params(struct pcr_app *a, uint16_t p, unsigned int max_queued,
+	     char *name, struct pcr_wheel_params *wp)
+{
+	char err[256];
+
+	snprintf(name, 32, "port%u", p);
+	pcr_wheel_params_default(wp);
+	wp->name = name;
+	wp->socket_id = rte_eth_dev_socket_id(p);
+	wp->tsc_hz = a->tsc_hz;
+	wp->start_tsc = rte_rdtsc();
+	wp->granularity_ns = a->cfg.slot_ns;
+	wp->horizon_ns = pcr_wheel_horizon_ns(a->cfg.horizon_ms * 1000000ull,
+					      a->cfg.horizon_policy);
+	wp->horizon_policy = a->cfg.horizon_policy;
+	wp->max_queued = max_queued;
+	wp->drop_fn = pcr_wheel_drop_cb;
+	if (wp->horizon_ns != a->cfg.horizon_ms * 1000000ull &&
+	    pcr_wheel_params_check(wp, err, sizeof(err)) != 0)
+		wp->horizon_ns = a->cfg.horizon_ms * 1000000ull; /* no room */
+	if (pcr_wheel_params_check(wp, err, sizeof(err)) != 0) {
+		PCR_LOG(ERR, "--slot %" PRIu64 " / --horizon %" PRIu64 ": %s",
+			a->cfg.slot_ns, a->cfg.horizon_ms, err);
+		usage_exit_eal();
+	}
+}
+
 static void
 wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 {
 	struct pcr_wheel_params wp;
 	struct pcr_txport *tp;
-	char name[32], err[256];
+	char name[32];
 
 	tp = rte_zmalloc("pcr_txport", sizeof(*tp), RTE_CACHE_LINE_SIZE);
 	if (tp == NULL)
 		fatal("out of memory for port %u TX state", p);
 	tp->port = p;
 	tp->queue = 0;
-	snprintf(name, sizeof(name), "port%u", p);
-	pcr_wheel_params_default(&wp);
-	wp.name = name;
-	wp.socket_id = rte_eth_dev_socket_id(p);
-	wp.tsc_hz = a->tsc_hz;
-	wp.start_tsc = rte_rdtsc();
-	wp.granularity_ns = a->cfg.slot_ns;
-	wp.horizon_ns = pcr_wheel_horizon_ns(a->cfg.horizon_ms * 1000000ull,
-					     a->cfg.horizon_policy);
-	wp.horizon_policy = a->cfg.horizon_policy;
-	wp.max_queued = max_queued;
-	wp.drop_fn = pcr_wheel_drop_cb;
+	wheel_params(a, p, max_queued, name, &wp);
 	wp.drop_arg = tp;
-	if (wp.horizon_ns != a->cfg.horizon_ms * 1000000ull &&
-	    pcr_wheel_params_check(&wp, err, sizeof(err)) != 0)
-		wp.horizon_ns = a->cfg.horizon_ms * 1000000ull; /* no room */
-	if (pcr_wheel_params_check(&wp, err, sizeof(err)) != 0) {
-		PCR_LOG(ERR, "--slot %" PRIu64 " / --horizon %" PRIu64 ": %s",
-			a->cfg.slot_ns, a->cfg.horizon_ms, err);
-		usage_exit_eal();
-	}
 	tp->wheel = pcr_wheel_create(&wp);
 	if (tp->wheel == NULL)
 		fatal("port %u: cannot create its timing wheel (%zu bytes): %s",
@@ -871,7 +959,9 @@ main(int argc, char **argv)
 		      rte_strerror(rte_errno));
 
 	nb_mbufs = a->cfg.mbufs != 0 ? (unsigned int)a->cfg.mbufs :
-				       default_mbufs(&a->cfg, n, rte_lcore_count());
+				       default_mbufs(a, n,
+						     rx_lcore_count(rte_lcore_count() - 1, n),
+						     rte_lcore_count());
 	a->pool = rte_pktmbuf_pool_create("pcr_mbufs", nb_mbufs,
 					  RTE_MIN(256u, nb_mbufs / 16), 0,
 					  RTE_MBUF_DEFAULT_BUF_SIZE,

@@ -54,7 +54,7 @@ static const struct opt_def opt_defs[] = {
 	{ "flow-limit", K_U64, OFF(flow_limit), 0, UINT32_MAX, "PKTS",
 	  "most packets one flow may have queued, 0 = no limit [0]" },
 	{ "mbufs", K_U64, OFF(mbufs), 0, (1ull << 26) - 1, "N",
-	  "mbuf pool size, 0 = a full horizon of 1500-byte frames at 1 gbit/s [0]" },
+	  "mbuf pool size, 0 = a full horizon of 1500-byte frames at 1 gbit/s, or what of it the EAL's memory holds beside the flow tables and wheels [0]" },
 	{ "exit-on-idle", K_U64, OFF(exit_on_idle_ms), 0, 1ull << 40, "MS",
 	  "stop once nothing arrived for MS and all is sent, 0 = never [0]" },
 	{ "stats-json", K_PATH, OFF(stats_json), 0, 0, "FILE",

@@ -91,6 +91,25 @@ conserved "$tmp/ok.json"
 expect "$tmp/ok.json" 'd["ports"][0]["tx_packets"] == 10' \
     'd["ports"][0]["classes"][0]["flow_rate_bps"] == 0'
 
+# the EAL's usual small setup without hugepages (-m 512) and no sizing
+# options: the pool fits what the EAL has once the flow tables and wheels
+# have theirs, the start line says what it holds, and it forwards
+prefix="pcr-errors-$$-pool"
+run_pacer pool $(eal "$vdev") -- --rate 50mbit --exit-on-idle 200
+[ "$rc" -eq 0 ] || fail "-m 512 without --mbufs exited $rc: $(tail -3 "$tmp/pool.err")"
+grep -Eq "^pacer: [0-9]+ mbufs \(no --mbufs: [0-9]+ MiB of the [0-9]+ MiB the EAL has free after flow tables and wheels\): the 2000 ms horizon of 1500-byte frames at up to [0-9]+ mbit/s" \
+    "$tmp/pool.out" || fail "-m 512 without --mbufs: no start line on the pool: $(grep mbufs "$tmp/pool.out")"
+conserved "$tmp/pool.json"
+expect "$tmp/pool.json" 'd["ports"][0]["tx_packets"] == 10'
+no_runtime_dir
+# with too little memory for the default flow tables, it says what to give
+prefix="pcr-errors-$$-small"
+rc=0
+timeout 60 "$pacer" $(eal "$vdev" | sed 's/-m 512/-m 256/') -- >"$tmp/o" 2>"$tmp/e" || rc=$?
+[ "$rc" -ne 0 ] && grep -q "no room for a pool of mbufs; give more memory (-m), fewer --max-flows (1048576 a RX lcore), or --mbufs" "$tmp/e" ||
+    fail "-m 256 without sizing options: exit $rc: $(cat "$tmp/e")"
+no_runtime_dir
+
 # --help lists every option and exits 0
 "$pacer" --help >"$tmp/h" || fail "--help exited $?"
 for o in config rate flow-rate burst wire-overhead slot horizon horizon-policy \
