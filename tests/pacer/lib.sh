@@ -19,7 +19,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/pacer-test.XXXXXX")
 prefix="pcr-$(basename "$0" .sh)-$$"
 
 # pcr_cleanup: the scratch directory, and the EAL runtime directory of
-# every file prefix eal() handed out (by name: /var/run/dpdk/PREFIX).
+# every file prefix eal() handed out (by name: /var/run/dpdk/PREFIX);
+# PCR_KEEP=1 in the environment keeps the scratch directory for a look.
 pcr_cleanup() {
     local p
     if [ -f "$tmp/.prefixes" ]; then
@@ -27,7 +28,7 @@ pcr_cleanup() {
             [ -n "$p" ] && rm -rf "/var/run/dpdk/$p"
         done <"$tmp/.prefixes"
     fi
-    rm -rf "$tmp"
+    [ -n "${PCR_KEEP:-}" ] || rm -rf "$tmp"
 }
 trap pcr_cleanup EXIT
 

@@ -42,7 +42,7 @@ ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.de
 
 "$gen" -o "$tmp/in.pcap" --flows 4 --count 5000 --size 1000 2>/dev/null
 ip netns exec "$ns" timeout 60 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/p0.pcap" "net_tap0,iface=$tap") \
-    -- --rate 10mbit --horizon 6000 --exit-on-idle 2000 --mbufs 16384 --max-flows 64 \
+    -- --rate 10mbit --horizon 6000 --mbufs 16384 --max-flows 64 \
     --stats-json "$tmp/l.json" >"$tmp/l.out" 2>"$tmp/l.err" &
 pid=$!
 for _ in $(seq 100); do grep -q "^pacer: lcore" "$tmp/l.out" 2>/dev/null && break; sleep 0.1; done
@@ -56,22 +56,48 @@ t_up=$(date +%s%N)
 ip netns exec "$ns" tcpdump -i "$tap" --immediate-mode -U -s 128 -w "$tmp/after.pcap" 2>"$tmp/dump.err" &
 dump=$!
 for _ in $(seq 50); do grep -q "listening on" "$tmp/dump.err" 2>/dev/null && break; sleep 0.1; done
-# stop tcpdump once the capture has not grown for 0.5 s, while pacer waits
-# out --exit-on-idle: the tap goes away when pacer exits, and tcpdump loses
-# what it has not read from its ring when its interface disappears
-last=-1
+# stop tcpdump once every flow's last frame of the input is in its
+# capture (30 s at most), then pacer (SIGINT: everything is sent by then):
+# the tap goes away when pacer exits, and tcpdump loses what it has not read
+# from its ring when its interface disappears, which on a busy machine can
+# be the last frames when pacer exits on its own right after sending them.
+# Per flow: the flows take turns in staging, so the last frame out need not
+# be the input's last.
+cat >"$tmp/last.py" <<'PY'
+import struct, sys
+def frames(p):
+    try:
+        b = open(p, "rb").read()
+    except OSError:
+        return []
+    e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    off, out = 24, []
+    while off + 16 <= len(b):
+        incl = struct.unpack(e + "I", b[off + 8:off + 12])[0]
+        if off + 16 + incl > len(b):
+            break
+        out.append(b[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return out
+lasts = {}
+for f in frames(sys.argv[1]):
+    lasts[f[26:38]] = f  # IPv4 addresses and ports
+got = frames(sys.argv[2])
+snap = min((len(f) for f in got), default=0)
+have = {f[:snap] for f in got}
+sys.exit(0 if got and all(f[:snap] in have for f in lasts.values()) else 1)
+PY
 for _ in $(seq 300); do
-    size=$(stat -c %s "$tmp/after.pcap" 2>/dev/null || echo 0)
-    [ "$size" -gt 24 ] && [ "$size" = "$last" ] && break
-    last=$size
-    sleep 0.5
+    python3 "$tmp/last.py" "$tmp/in.pcap" "$tmp/after.pcap" && break
+    sleep 0.1
 done
 kill -INT "$dump" 2>/dev/null || true
 wait "$dump" 2>/dev/null || true
 dump=""
 rc=0
+kill -INT "$pid"
 for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$pid" 2>/dev/null && fail "pacer still running 30 s after the link came back"
+kill -0 "$pid" 2>/dev/null && fail "pacer still running 30 s after SIGINT"
 wait "$pid" || rc=$?
 pid=""
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/l.err")"
@@ -93,20 +119,8 @@ expect "$tmp/after.json" 'd["packets"] >= 1000' 'd["seq_errors"] == 0'
 n_after=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["packets"])' "$tmp/after.json")
 ls_check "rate after the link came back" "$tmp/after.pcap" 1 "$tmp/l.json" 1 10e6 0.01 $((n_after / 100))
 bps=$ls_bps
-python3 - "$tmp/in.pcap" "$tmp/after.pcap" <<'PY' || fail "the capture after the up does not end with the input's last frame"
-import struct, sys
-def last(p):
-    b = open(p, "rb").read()
-    e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    off, f = 24, None
-    while off + 16 <= len(b):
-        incl = struct.unpack(e + "I", b[off + 8:off + 12])[0]
-        f = b[off + 16:off + 16 + incl]
-        off += 16 + incl
-    return f
-a, b = last(sys.argv[1]), last(sys.argv[2])
-sys.exit(0 if a is not None and b is not None and a[:len(b)] == b else 1)
-PY
+python3 "$tmp/last.py" "$tmp/in.pcap" "$tmp/after.pcap" ||
+    fail "the capture after the up lacks a flow's last frame"
 python3 -c "
 import json
 d = json.load(open('$tmp/l.json'))['ports'][1]; s = json.load(open('$tmp/after.json'))
