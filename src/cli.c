@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -399,6 +400,55 @@ static cmdline_parse_inst_t cmd_show_word = {
 	.tokens = { (void *)&cmd_show_word_a, (void *)&cmd_show_word_b, NULL },
 };
 
+/* show stats json|prometheus: the whole statistics as one document */
+struct cmd_stats_result {
+	cmdline_fixed_string_t a, b, fmt;
+};
+
+static void
+stats_json(FILE *f, const void *v)
+{
+	pcr_stats_json(v, f,
+		       pcr_app.pool != NULL ?
+			       (int64_t)rte_mempool_in_use_count(pcr_app.pool) :
+			       -1,
+		       false);
+}
+
+static void
+stats_prometheus(FILE *f, const void *v)
+{
+	pcr_stats_prometheus(v, f);
+}
+
+static void
+cmd_show_stats_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_stats_result *r = res;
+	struct pcr_snapshot *s = malloc(sizeof(*s));
+
+	RTE_SET_USED(data);
+	if (s == NULL) {
+		cmdline_printf(cl, "error: out of memory\n");
+		return;
+	}
+	pcr_stats_snapshot(s);
+	print_with(cl, strcmp(r->fmt, "json") == 0 ? stats_json : stats_prometheus,
+		   s);
+	free(s);
+}
+
+static cmdline_parse_token_string_t cmd_show_stats_a = STR(cmd_stats_result, a, "show");
+static cmdline_parse_token_string_t cmd_show_stats_b = STR(cmd_stats_result, b, "stats");
+static cmdline_parse_token_string_t cmd_show_stats_c =
+	STR(cmd_stats_result, fmt, "json#prometheus");
+static cmdline_parse_inst_t cmd_show_stats = {
+	.f = cmd_show_stats_parsed,
+	.help_str = "show stats json|prometheus: every counter, as --stats-json writes them or in the Prometheus text format",
+	.tokens = { (void *)&cmd_show_stats_a, (void *)&cmd_show_stats_b,
+		    (void *)&cmd_show_stats_c, NULL },
+};
+
 /* show port stats|xstats X, clear port stats X, show wheel X */
 struct cmd_port_result {
 	cmdline_fixed_string_t a, b, c, port;
@@ -727,6 +777,10 @@ cmd_sleep_parsed(void *res, struct cmdline *cl, void *data)
 	char e[200];
 
 	RTE_SET_USED(data);
+	if (script == NULL) {
+		cmdline_printf(cl, "error: sleep is for --cmdline-file scripts\n");
+		return;
+	}
 	if (pcr_u64_parse(r->v, 0, 3600000, &ms, e, sizeof(e)) != 0) {
 		cmdline_printf(cl, "error: sleep %s: %s\n", r->v, e);
 		return;
@@ -739,7 +793,7 @@ static cmdline_parse_token_string_t cmd_sleep_a = STR(cmd_sleep_result, a, "slee
 static cmdline_parse_token_string_t cmd_sleep_v = STR(cmd_sleep_result, v, NULL);
 static cmdline_parse_inst_t cmd_sleep = {
 	.f = cmd_sleep_parsed,
-	.help_str = "sleep MS: run the next command MS later (scripts); pacing goes on",
+	.help_str = "sleep MS: run the next command MS later (--cmdline-file only); pacing goes on",
 	.tokens = { (void *)&cmd_sleep_a, (void *)&cmd_sleep_v, NULL },
 };
 
@@ -777,6 +831,7 @@ static cmdline_parse_ctx_t main_ctx[] = {
 	(cmdline_parse_inst_t *)&cmd_clear_port,
 	(cmdline_parse_inst_t *)&cmd_show_wheel,
 	(cmdline_parse_inst_t *)&cmd_show_word,
+	(cmdline_parse_inst_t *)&cmd_show_stats,
 	(cmdline_parse_inst_t *)&cmd_show_flows,
 	(cmdline_parse_inst_t *)&cmd_show_flows_top,
 	(cmdline_parse_inst_t *)&cmd_show_flows_top_by,
@@ -916,6 +971,49 @@ pcr_cli_poll(void)
 		}
 	}
 	return false;
+}
+
+/* printf to a file descriptor (cmdline_cirbuf.h takes the name dprintf). */
+static void __rte_format_printf(2, 3)
+fd_printf(int fd, const char *fmt, ...)
+{
+	char b[PCR_CLI_LINE_MAX + 128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	if (n > 0 && write(fd, b, RTE_MIN((size_t)n, sizeof(b) - 1)) < 0) {
+		/* the reply says error either way */
+	}
+}
+
+int
+pcr_cli_run(const char *line, int out_fd)
+{
+	/* cmdline_free() closes its output (above stderr): a copy of ours */
+	int fd = dup(out_fd);
+	struct cmdline *cl = fd >= 0 ? cmdline_new(main_ctx, "", -1, fd) : NULL;
+	char cmd[PCR_CLI_LINE_MAX + 2];
+	int rc;
+
+	if (cl == NULL) {
+		if (fd >= 0)
+			close(fd);
+		fd_printf(out_fd, "error: out of memory\n");
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "%s\n", line); /* cmdline_parse() wants a line */
+	rc = cmdline_parse(cl, cmd);
+	cmdline_free(cl);
+	if (rc == CMDLINE_PARSE_AMBIGUOUS)
+		fd_printf(out_fd, "error: ambiguous command: %s\n", line);
+	else if (rc == CMDLINE_PARSE_NOMATCH)
+		fd_printf(out_fd, "error: command not found: %s (help lists them)\n", line);
+	else if (rc == CMDLINE_PARSE_BAD_ARGS)
+		fd_printf(out_fd, "error: bad arguments: %s (help lists them)\n", line);
+	return rc >= 0 ? 0 : -1; /* on success, the length parsed */
 }
 
 void

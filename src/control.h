@@ -67,6 +67,24 @@ int pcr_cli_init(const struct pcr_config *c);
  *  @return true while the script still has lines to run. */
 bool pcr_cli_poll(void);
 void pcr_cli_fini(void);
+/** Longest command line the control socket takes (the prompt's own buffer
+ *  is cmdline's RDLINE_BUF_SIZE). */
+#define PCR_CLI_LINE_MAX 1024
+/**
+ * Run one command line of the prompt's grammar (no newline) with its
+ * output to @p out_fd: 0 if it parsed (its handler may still have printed
+ * "error: ..."), -1 (and "error: ..." written) if not.
+ */
+int pcr_cli_run(const char *line, int out_fd);
+
+/* ctlsock.c: the control socket (--control-socket) */
+/** Listen on @p path ("" = pacer.sock in the EAL's runtime directory,
+ *  "none" = no socket): 0, or -1 and a message. */
+int pcr_ctlsock_init(const char *path);
+/** Serve the clients without blocking (the control loop, each pass). */
+void pcr_ctlsock_poll(void);
+/** Close every client and the socket, and remove its file. */
+void pcr_ctlsock_close(void);
 
 /* telemetry.c */
 int pcr_telemetry_init(void);

@@ -747,6 +747,7 @@ control_loop(struct pcr_app *a)
 			poll(&pfd, c->interactive && !script_running ? 1 : 0, 2);
 		}
 		pcr_ctl_lock();
+		pcr_ctlsock_poll();
 		if (script_running || c->interactive) {
 			script_running = pcr_cli_poll();
 			if (!script_running && !fwd_decided) {
@@ -1015,6 +1016,10 @@ main(int argc, char **argv)
 		fatal("cannot set up the command line");
 	if (pcr_telemetry_init() != 0)
 		fatal("cannot register the telemetry commands");
+	if (pcr_ctlsock_init(a->cfg.control_socket) != 0)
+		fatal("cannot set up the control socket (--control-socket none for none)");
+	/* its file goes before the runtime directory on any exit */
+	atexit(pcr_ctlsock_close);
 	/* with a script, forwarding waits for it (or its `start`) */
 	a->forwarding = a->cfg.auto_start && a->cfg.cmdline_file[0] == '\0';
 	RTE_LCORE_FOREACH_WORKER(l)
@@ -1023,6 +1028,7 @@ main(int argc, char **argv)
 	control_loop(a);
 	rte_eal_mp_wait_lcore();
 	pcr_cli_fini();
+	pcr_ctlsock_close();
 	/* telemetry callbacks from here on answer -EBUSY */
 	pcr_ctl_lock();
 	a->closing = true;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/un.h>
 
 #include <rte_cfgfile.h>
 
@@ -57,6 +58,8 @@ static const struct opt_def opt_defs[] = {
 	  "mbuf pool size, 0 = a full horizon of 1500-byte frames at 1 gbit/s, or what of it the EAL's memory holds beside the flow tables and wheels [0]" },
 	{ "exit-on-idle", K_U64, OFF(exit_on_idle_ms), 0, 1ull << 40, "MS",
 	  "stop once nothing arrived for MS and all is sent, 0 = never [0]" },
+	{ "control-socket", K_PATH, OFF(control_socket), 0, 0, "PATH",
+	  "serve the prompt's commands on this UNIX socket (pacerctl), root-only; none = no socket [pacer.sock in the EAL runtime directory]" },
 	{ "stats-json", K_PATH, OFF(stats_json), 0, 0, "FILE",
 	  "write the final statistics as JSON to FILE" },
 	{ "stats-period", K_U64, OFF(stats_period_s), 0, 86400, "S",
@@ -647,6 +650,12 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 			if (set_value(c, d, optarg, where) != 0)
 				return -1;
 		}
+	}
+	if (strlen(c->control_socket) >= sizeof(((struct sockaddr_un *)0)->sun_path) - 1) {
+		fprintf(stderr,
+			"pacer: --control-socket: '%s' is longer than a UNIX socket path takes (%zu bytes)\n",
+			c->control_socket, sizeof(((struct sockaddr_un *)0)->sun_path) - 2);
+		return -1;
 	}
 	if (c->stage_lead_us != 0 && c->stage_lead_us < c->offload_horizon_us) {
 		fprintf(stderr,

@@ -137,6 +137,8 @@ struct pcr_config {
 	bool interactive;        /**< -i: the pacer> prompt */
 	bool auto_start;         /**< -a: forward at once (default without -i) */
 	char cmdline_file[PATH_MAX]; /**< commands run before forwarding */
+	char control_socket[PATH_MAX]; /**< "" = in the runtime directory,
+					*   "none" = no control socket */
 	/** [port N] rate overrides */
 	bool port_rate_set[PCR_MAX_PORTS];
 	uint64_t port_rate_bps[PCR_MAX_PORTS];
@@ -707,6 +709,24 @@ struct pcr_snapshot {
 	struct pcr_hist err;     /**< all ports */
 };
 
+/** A port counter: its one name (telemetry's key, --stats-json's key,
+ *  Prometheus's pacer_NAME), where it lives in struct pcr_port_snap, a
+ *  gauge (a level now) or a counter (only grows), and what it means. */
+struct pcr_counter {
+	const char *name;
+	size_t off;
+	bool gauge;
+	const char *help;
+};
+extern const struct pcr_counter pcr_port_counters[];
+extern const unsigned int pcr_n_port_counters;
+
+static inline uint64_t
+pcr_counter_value(const struct pcr_counter *c, const struct pcr_port_snap *ps)
+{
+	return *(const uint64_t *)((const char *)ps + c->off);
+}
+
 /** Take a consistent snapshot (workers paused between bursts) or, with
  *  the workers stopped, a final one. */
 void pcr_stats_snapshot(struct pcr_snapshot *s);
@@ -717,6 +737,13 @@ void pcr_stats_print_line(const struct pcr_snapshot *s,
 void pcr_stats_print_final(const struct pcr_snapshot *s, FILE *f);
 int pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 			 int64_t mempool_in_use);
+/** The --stats-json document into @p f; @p final names the pool's count
+ *  mempool_in_use_at_exit, else mempool_in_use (a live look). */
+void pcr_stats_json(const struct pcr_snapshot *s, FILE *f,
+		    int64_t mempool_in_use, bool final);
+/** The Prometheus text exposition format (node_exporter's textfile
+ *  collector reads it): every port counter as pacer_NAME{port,name}. */
+void pcr_stats_prometheus(const struct pcr_snapshot *s, FILE *f);
 
 /** Called by workers at the top of every loop iteration. */
 static inline void

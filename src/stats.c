@@ -50,6 +50,44 @@ drop_value(const struct pcr_port_snap *p, unsigned int i)
 	return v[i];
 }
 
+#define C(n, f, g, h) { n, offsetof(struct pcr_port_snap, f), g, h }
+const struct pcr_counter pcr_port_counters[] = {
+	C("rx_packets", rx_packets, false, "packets received on the port (those the PMD had no mbuf or descriptor for included)"),
+	C("rx_bytes", rx_bytes, false, "bytes received on the port"),
+	C("tx_packets", tx_packets, false, "packets sent on the port"),
+	C("tx_bytes", tx_bytes, false, "bytes sent on the port"),
+	C("queued", queued, true, "packets held for the port now: wheel, pending and staged"),
+	C("pending", pending, true, "packets due, not yet taken by the PMD"),
+	C("staged", staged, true, "packets held in per-flow staging for the port now"),
+	C("staged_total", staged_total, false, "packets that went through per-flow staging"),
+	C("stage_stalls", stage_stalls, false, "times staging went unserved for longer than the lead"),
+	C("stage_stall_ns", stage_stall_ns, false, "time beyond the lead those stalls lasted, ns"),
+	C("stage_lead_ns", stage_lead_ns, true, "the staging lead in use, ns (the longest of the port's RX lcores)"),
+	C("order_guard", order_guard, false, "held flows the starvation guard moved ahead of every rank"),
+	C("late", tx_late, false, "packets sent more than one slot after their departure time"),
+	C("early", tx_early, false, "packets sent before their departure time (always 0)"),
+	C("tx_retry", tx_retry, false, "TX bursts the PMD did not take whole"),
+	C("offloaded", tx_offloaded, false, "packets handed to the NIC to send on their timestamp"),
+	C("held_for_order", held_for_order, false, "packets held back to their flow's last departure after a class change"),
+	C("dropped_total", dropped, false, "packets dropped for the port, every reason"),
+	C("drop_horizon", drop_horizon, false, "dropped: departure beyond the horizon"),
+	C("drop_flow_limit", drop_flow_limit, false, "dropped: the flow had --flow-limit packets queued"),
+	C("drop_spill", drop_spill, false, "dropped: the wheel had no room in the slot's level"),
+	C("drop_no_mbuf", drop_no_mbuf, false, "dropped: the PMD had no mbuf to receive into"),
+	C("drop_tx_drop", drop_tx, false, "dropped: the PMD would not send (held past --tx-hold)"),
+	C("drop_shutdown", drop_shutdown, false, "dropped: still queued at a shutdown that drops"),
+	C("drop_inbox_full", drop_inbox, false, "dropped: the wheel's inbox was full"),
+	C("drop_wheel_nomem", drop_wheel_nomem, false, "dropped: the wheel had no memory for the packet"),
+	C("drop_rx_missed", drop_rx_missed, false, "dropped: the PMD had no descriptor (imissed)"),
+	C("drop_link_down", drop_link, false, "dropped: due while the port's link was down"),
+	C("flows_new", flows_new, false, "flows entered in the flow tables"),
+	C("flows_aged", flows_aged, false, "idle flows removed from the flow tables"),
+	C("flow_table_full", flow_table_full, false, "packets whose flow found the flow table full (shared its class's overflow flow)"),
+	C("link_changes", link_changes, false, "link state changes seen"),
+};
+#undef C
+const unsigned int pcr_n_port_counters = RTE_DIM(pcr_port_counters);
+
 /* The counters, into a cleared @p s: what the workers are parked for. */
 static void
 collect(struct pcr_snapshot *s)
@@ -454,16 +492,74 @@ int
 pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 		     int64_t mempool_in_use)
 {
-	const struct pcr_config *c = &pcr_app.cfg;
 	FILE *f = fopen(path, "w");
-	unsigned int p, i, r;
-	const char *sep;
 
 	if (f == NULL) {
 		fprintf(stderr, "pacer: --stats-json %s: %s\n", path,
 			strerror(errno));
 		return -1;
 	}
+	pcr_stats_json(s, f, mempool_in_use, true);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "pacer: --stats-json %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+pcr_stats_prometheus(const struct pcr_snapshot *s, FILE *f)
+{
+	static const struct { const char *q; uint32_t ppm; } qs[] = {
+		{ "0.5", 500000 }, { "0.99", 990000 }, { "0.999", 999000 },
+	};
+	unsigned int i, p, k;
+
+	for (i = 0; i < pcr_n_port_counters; i++) {
+		const struct pcr_counter *c = &pcr_port_counters[i];
+
+		fprintf(f, "# HELP pacer_%s %s\n# TYPE pacer_%s %s\n", c->name,
+			c->help, c->name, c->gauge ? "gauge" : "counter");
+		for (p = 0; p < pcr_app.n_ports; p++)
+			fprintf(f, "pacer_%s{port=\"%u\",name=\"%s\"} %" PRIu64 "\n",
+				c->name, p, pcr_app.ports[p].name,
+				pcr_counter_value(c, &s->port[p]));
+	}
+	fprintf(f, "# HELP pacer_rate_bps the port's aggregate rate as an egress, bit/s (0: unlimited)\n"
+		   "# TYPE pacer_rate_bps gauge\n");
+	for (p = 0; p < pcr_app.n_ports; p++)
+		fprintf(f, "pacer_rate_bps{port=\"%u\",name=\"%s\"} %" PRIu64 "\n",
+			p, pcr_app.ports[p].name,
+			__atomic_load_n(&pcr_app.ports[p].rates, __ATOMIC_ACQUIRE)->agg.bps);
+	fprintf(f, "# HELP pacer_link_up 1 while the port's link is up\n"
+		   "# TYPE pacer_link_up gauge\n");
+	for (p = 0; p < pcr_app.n_ports; p++)
+		fprintf(f, "pacer_link_up{port=\"%u\",name=\"%s\"} %u\n", p,
+			pcr_app.ports[p].name, s->port[p].link_up ? 1 : 0);
+	fprintf(f, "# HELP pacer_departure_error_ns transmit time minus departure time, quantiles since start\n"
+		   "# TYPE pacer_departure_error_ns gauge\n");
+	for (p = 0; p < pcr_app.n_ports; p++)
+		for (k = 0; k < RTE_DIM(qs); k++)
+			fprintf(f, "pacer_departure_error_ns{port=\"%u\",name=\"%s\",quantile=\"%s\"} %.0f\n",
+				p, pcr_app.ports[p].name, qs[k].q,
+				ns_of(pcr_hist_quantile(&s->port[p].err, qs[k].ppm)));
+	fprintf(f, "# HELP pacer_mbufs_in_use mbufs out of the pool now\n"
+		   "# TYPE pacer_mbufs_in_use gauge\npacer_mbufs_in_use %u\n",
+		rte_mempool_in_use_count(pcr_app.pool));
+	fprintf(f, "# HELP pacer_mbufs the pool's size\n"
+		   "# TYPE pacer_mbufs gauge\npacer_mbufs %u\n",
+		pcr_app.pool->size);
+}
+
+void
+pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
+	       bool final)
+{
+	const struct pcr_config *c = &pcr_app.cfg;
+	unsigned int p, i, r;
+	const char *sep;
+
 	fprintf(f, "{\"ports\":[");
 	for (p = 0; p < pcr_app.n_ports; p++) {
 		const struct pcr_port_snap *ps = &s->port[p];
@@ -564,11 +660,7 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 	}
 	fprintf(f, "],");
 	json_flows(f);
-	fprintf(f, ",\"mempool_in_use_at_exit\":%" PRId64 "}\n", mempool_in_use);
-	if (fclose(f) != 0) {
-		fprintf(stderr, "pacer: --stats-json %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
+	fprintf(f, ",\"%s\":%" PRId64 "}\n",
+		final ? "mempool_in_use_at_exit" : "mempool_in_use",
+		mempool_in_use);
 }

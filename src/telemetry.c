@@ -27,36 +27,6 @@
 #include "control.h"
 #include "pacer.h"
 
-static const struct {
-	const char *name;
-	size_t off;
-} port_counters[] = {
-#define C(f) { #f, offsetof(struct pcr_port_snap, f) }
-	C(rx_packets), C(rx_bytes), C(tx_packets), C(tx_bytes), C(queued),
-	C(pending), C(staged), C(staged_total), C(stage_stalls), C(stage_stall_ns), C(stage_lead_ns), C(order_guard), C(tx_retry), C(tx_offloaded), C(dropped), C(drop_horizon),
-	C(drop_flow_limit), C(drop_spill), C(drop_no_mbuf), C(drop_tx),
-	C(drop_shutdown), C(drop_inbox), C(drop_wheel_nomem), C(drop_rx_missed), C(drop_link),
-	C(flows_new), C(flows_aged), C(flow_table_full), C(held_for_order), C(link_changes),
-#undef C
-};
-
-/* The names --stats-json uses, where they differ. */
-static const char *
-json_name(const char *n)
-{
-	static const struct { const char *from, *to; } m[] = {
-		{ "tx_offloaded", "offloaded" }, { "dropped", "dropped_total" },
-		{ "drop_tx", "drop_tx_drop" }, { "drop_inbox", "drop_inbox_full" },
-		{ "drop_link", "drop_link_down" },
-	};
-	size_t i;
-
-	for (i = 0; i < RTE_DIM(m); i++)
-		if (strcmp(n, m[i].from) == 0)
-			return m[i].to;
-	return n;
-}
-
 /* Telemetry names take letters, digits, '_' and '/' only. */
 static void
 tel_name(char *dst, size_t len, const char *src)
@@ -94,12 +64,9 @@ port_dict(struct rte_tel_data *d, const struct pcr_port_snap *ps, uint16_t p)
 	rte_tel_data_add_dict_u64(d, "peer", pcr_app.ports[p].peer);
 	rte_tel_data_add_dict_string(d, "link", ps->link_up ? "up" : "down");
 	rte_tel_data_add_dict_u64(d, "rate_bps", pcr_app.ports[p].rates->agg.bps);
-	for (i = 0; i < RTE_DIM(port_counters); i++)
-		rte_tel_data_add_dict_u64(d, json_name(port_counters[i].name),
-					  *(const uint64_t *)((const char *)ps +
-							      port_counters[i].off));
-	rte_tel_data_add_dict_u64(d, "late", ps->tx_late);
-	rte_tel_data_add_dict_u64(d, "early", ps->tx_early);
+	for (i = 0; i < pcr_n_port_counters; i++)
+		rte_tel_data_add_dict_u64(d, pcr_port_counters[i].name,
+					  pcr_counter_value(&pcr_port_counters[i], ps));
 	rte_tel_data_add_dict_u64(d, "departure_error_p50_ns",
 				  pcr_clock_cycles_to_ns(pcr_hist_quantile(&ps->err, 500000)));
 	rte_tel_data_add_dict_u64(d, "departure_error_p99_ns",

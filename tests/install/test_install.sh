@@ -293,11 +293,12 @@ for c in cmds:
         missing.append('TELEMETRY: %s' % c)
 renamed = dict(re.findall(r'\{\s*"(\w+)",\s*"(\w+)"\s*\}', tel))
 tkeys = set(re.findall(r'rte_tel_data_add_dict_\w+\(\s*\w+,\s*"([^"%]+)"', tel))
-m = re.search(r'port_counters\[\]\s*=\s*\{(.*?)\n\};', tel, re.S)
-counters = re.findall(r'\bC\((\w+)\)',
+# the port counters' table (src/stats.c): telemetry and Prometheus names
+m = re.search(r'pcr_port_counters\[\]\s*=\s*\{(.*?)\n\};', stats, re.S)
+counters = re.findall(r'\bC\("(\w+)"',
                       re.sub(r'(?m)^#.*$', '', m.group(1))) if m else []
 if len(counters) < 10:
-    missing.append('(the port counters not found in src/telemetry.c)')
+    missing.append('(the port counters not found in src/stats.c)')
 tkeys |= {renamed.get(c, c) for c in counters}
 tkeys |= {k + '0' for k in re.findall(r'"(\w+)%u"', tel)}
 for k in sorted(tkeys):
