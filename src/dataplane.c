@@ -973,8 +973,14 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	ct = __atomic_load_n(&pcr_app.classtab, __ATOMIC_ACQUIRE);
 
 	pcr_classify_parse_burst(pkts, n, info);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		/* a flow is a 5-tuple arriving on one port: the same 5-tuple
+		 * on the peer port is another flow, staged for the other
+		 * egress (one entry for both sent each arrival out of the port
+		 * the entry was first staged for) */
+		info[i].key.rsvd = q->port;
 		keys[i] = &info[i].key;
+	}
 	if (rte_hash_lookup_bulk(ft->h, keys, n, pos) != 0)
 		for (i = 0; i < n; i++)
 			pos[i] = -1;

@@ -119,7 +119,8 @@ struct pcr_flow_key {
 	uint16_t dst_port;    /**< L4 destination port, host order, or 0 */
 	uint8_t family;       /**< PCR_FLOW_FAMILY_* (0, 4 or 6) */
 	uint8_t proto;        /**< IP protocol / IPv6 upper-layer next header */
-	uint16_t rsvd;        /**< always 0 */
+	uint16_t rsvd;        /**< 0 from the parser; pacer's flow table
+			       *   keys it with the ingress port */
 } __rte_aligned(8);
 
 /** Outcome of parsing one frame. */

@@ -7,7 +7,10 @@
 # aggregate from [port N]. Run with 2 lcores (one worker doing RX and TX)
 # and with 3 (separate RX and TX lcores): same counts, same frames, rates
 # +-1 % over about 0.5 s in each direction (lib.sh ls_check: what ls_rate
-# leaves out bounded by the frames pacer counted late on the port).
+# leaves out bounded by the frames pacer counted late on the port). Then
+# the same 5-tuples arriving on both ports: two flows each, one per
+# direction, so each port sends exactly what arrived on the other (one
+# flow entry for both once sent them all out of one port).
 source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/a.pcap" --flows 4 --count 2500 --size 500 2>/dev/null
@@ -53,3 +56,22 @@ for lcores in 0,1 0,1,2; do
     done
     echo "ok: -l $lcores: 2500 frames 0->1 at 20 mbit/s, 700 frames 1->0 at 10 mbit/s"
 done
+
+"$gen" -o "$tmp/c.pcap" --flows 4 --count 400 --size 500 2>/dev/null
+prefix="pcr-ports-$$-same"
+out="$tmp/same"
+mkdir -p "$out"
+rc=0
+timeout 120 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/c.pcap,tx_pcap=$out/0.pcap" \
+                           "net_pcap1,rx_pcap=$tmp/c.pcap,tx_pcap=$out/1.pcap") \
+    -- --config "$tmp/p.cfg" --exit-on-idle 300 --mbufs 4096 --max-flows 1024 \
+    --stats-json "$out/s.json" >"$out/o" 2>"$out/e" || rc=$?
+[ "$rc" -eq 0 ] || fail "same 5-tuples both ways: pacer exited $rc: $(cat "$out/e")"
+conserved "$out/s.json"
+expect "$out/s.json" '[p["rx_packets"] for p in d["ports"]] == [400, 400]' \
+    '[p["tx_packets"] for p in d["ports"]] == [400, 400]' \
+    '[p["flows_new"] for p in d["ports"]] == [4, 4]'
+for port in 0 1; do
+    same_flow_frames "$tmp/c.pcap" "$out/$port.pcap" || fail "same 5-tuples both ways: port $port: frames differ (or a flow out of order)"
+done
+echo "ok: the same 5-tuples on both ports: 400 frames each way, 4 flows per direction"
