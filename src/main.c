@@ -31,6 +31,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_pdump.h>
 
 #include "control.h"
 #include "pacer.h"
@@ -41,6 +42,7 @@ struct pcr_app pcr_app;
 RTE_LOG_REGISTER(pcr_logtype, pacer.main, INFO);
 
 static volatile sig_atomic_t signals_seen;
+static bool pdump_on; /* rte_pdump_init() worked: uninit at exit */
 
 /* signals closer together than this are one request (see control_loop) */
 #define PCR_SIGNAL_MERGE_MS 200
@@ -1016,6 +1018,16 @@ main(int argc, char **argv)
 		fatal("cannot set up the command line");
 	if (pcr_telemetry_init() != 0)
 		fatal("cannot register the telemetry commands");
+	/* live capture: dpdk-dumpcap / dpdk-pdump, secondary processes that
+	 * attach through the shared configuration (not with --no-shconf) */
+	if (rte_pdump_init() == 0) {
+		pdump_on = true;
+		printf("pacer: live capture on (dpdk-dumpcap --file-prefix=%s -i PORT)\n",
+		       strrchr(rte_eal_get_runtime_dir(), '/') + 1);
+	} else {
+		PCR_LOG(INFO, "live capture off: %s (it needs the shared configuration: no --no-shconf)",
+			rte_strerror(rte_errno));
+	}
 	if (pcr_ctlsock_init(a->cfg.control_socket) != 0)
 		fatal("cannot set up the control socket (--control-socket none for none)");
 	/* its file goes before the runtime directory on any exit */
@@ -1029,6 +1041,8 @@ main(int argc, char **argv)
 	rte_eal_mp_wait_lcore();
 	pcr_cli_fini();
 	pcr_ctlsock_close();
+	if (pdump_on)
+		rte_pdump_uninit();
 	/* telemetry callbacks from here on answer -EBUSY */
 	pcr_ctl_lock();
 	a->closing = true;
