@@ -11,6 +11,7 @@
  * checked right after it, again before any port or worker starts.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -62,15 +63,45 @@ on_signal(int sig)
  * With telemetry on (the default) its socket is still in there: the EAL
  * unlinks it in an atexit() handler. So the directory is removed again by
  * runtime_dir_remove(), an atexit() handler of pacer's registered before
- * rte_eal_init(), which therefore runs after the EAL's.
+ * rte_eal_init(), which therefore runs after the EAL's. A primary process
+ * with the shared configuration (a deployment, live capture) also removes
+ * the files the EAL leaves there for its secondaries (config, hugepage_info,
+ * fbarray_*, mp_socket*): once the primary is gone they describe nothing.
+ * Only those names: anything else keeps the directory.
  */
 static char runtime_dir[PATH_MAX];
+static bool runtime_dir_ours; /* the primary's, with the shared config */
 
 static void
 runtime_dir_remove(void)
 {
-	if (runtime_dir[0] != '\0')
-		(void)rmdir(runtime_dir);
+	static const char *const eal_files[] = {
+		"config", "hugepage_info", "fbarray_", "mp_socket",
+	};
+	struct dirent *e;
+	DIR *d;
+
+	if (runtime_dir[0] == '\0' || rmdir(runtime_dir) == 0 ||
+	    errno != ENOTEMPTY || !runtime_dir_ours)
+		return;
+	d = opendir(runtime_dir);
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char path[PATH_MAX + 256];
+		size_t i;
+
+		for (i = 0; i < RTE_DIM(eal_files); i++)
+			if (strncmp(e->d_name, eal_files[i],
+				    strlen(eal_files[i])) == 0)
+				break;
+		if (i == RTE_DIM(eal_files))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", runtime_dir, e->d_name);
+		(void)unlink(path);
+	}
+	closedir(d);
+	(void)rmdir(runtime_dir);
 }
 
 static void
@@ -899,6 +930,7 @@ main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		return PCR_EXIT_USAGE;
 	}
+	runtime_dir_ours = rte_eal_process_type() == RTE_PROC_PRIMARY;
 	n = rte_eth_dev_count_avail();
 	if (n == 0) {
 		PCR_LOG(ERR,

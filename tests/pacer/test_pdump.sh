@@ -19,7 +19,7 @@
 # rate: median gap within 10 % of one frame time, and the whole run within
 # 2 % of 999 frame times plus the lateness pacer measured (its departure
 # error max); pacer exits 0 (quit) with every packet counted and no mbuf
-# lost.
+# lost; and no runtime directory is left.
 source "$(dirname "$0")/lib.sh"
 
 ctl="$(dirname "$gen")/pacerctl"
@@ -92,6 +92,9 @@ pid=""
 [ "$rc" = 0 ] || fail "pacer exited $rc: $(tail -5 "$tmp/p.err")"
 conserved "$tmp/p.json"
 expect "$tmp/p.json" 'd["ports"][1]["tx_packets"] == 1000'
+# with the shared configuration, the EAL's files in the runtime directory
+# (config, fbarray_*, hugepage_info, mp_socket) go with pacer too
+no_runtime_dir
 
 tcpdump -r "$tmp/cap.pcapng" -nn -tt --time-stamp-precision=nano -x 2>/dev/null >"$tmp/cap.txt"
 tcpdump -r "$tmp/in.pcap" -nn -tt --time-stamp-precision=nano -x 2>/dev/null >"$tmp/in.txt"
