@@ -74,6 +74,30 @@ print_with(struct cmdline *cl, void (*fn)(FILE *, const void *),
 	free(buf);
 }
 
+/* A statistics snapshot to free(), or NULL (and a message). */
+static struct pcr_snapshot *
+snapshot_new(struct cmdline *cl)
+{
+	struct pcr_snapshot *s = malloc(sizeof(*s));
+
+	if (s == NULL)
+		cmdline_printf(cl, "error: out of memory\n");
+	else
+		pcr_stats_snapshot(s);
+	return s;
+}
+
+/* Why cmdline_parse() refused a line (@p rc < 0), and whether help lists
+ * what it could have been. */
+static const char *
+parse_failure(int rc, const char **hint)
+{
+	*hint = rc == CMDLINE_PARSE_AMBIGUOUS ? "" : " (help lists them)";
+	return rc == CMDLINE_PARSE_AMBIGUOUS ? "ambiguous command" :
+	       rc == CMDLINE_PARSE_NOMATCH   ? "command not found" :
+					       "bad arguments";
+}
+
 /* "N" or "all": the port, -1 for all, or -2 (and a message) if neither. */
 static int
 port_arg(struct cmdline *cl, const char *s)
@@ -381,12 +405,9 @@ cmd_show_word_parsed(void *res, struct cmdline *cl, void *data)
 		print_with(cl, show_clock, NULL);
 		return;
 	}
-	s = malloc(sizeof(*s));
-	if (s == NULL) {
-		cmdline_printf(cl, "error: out of memory\n");
+	s = snapshot_new(cl);
+	if (s == NULL)
 		return;
-	}
-	pcr_stats_snapshot(s);
 	print_with(cl, show_class, s);
 	free(s);
 }
@@ -425,14 +446,11 @@ static void
 cmd_show_stats_parsed(void *res, struct cmdline *cl, void *data)
 {
 	struct cmd_stats_result *r = res;
-	struct pcr_snapshot *s = malloc(sizeof(*s));
+	struct pcr_snapshot *s = snapshot_new(cl);
 
 	RTE_SET_USED(data);
-	if (s == NULL) {
-		cmdline_printf(cl, "error: out of memory\n");
+	if (s == NULL)
 		return;
-	}
-	pcr_stats_snapshot(s);
 	print_with(cl, strcmp(r->fmt, "json") == 0 ? stats_json : stats_prometheus,
 		   s);
 	free(s);
@@ -497,12 +515,9 @@ cmd_show_port_parsed(void *res, struct cmdline *cl, void *data)
 		free(vals);
 		return;
 	}
-	s = malloc(sizeof(*s));
-	if (s == NULL) {
-		cmdline_printf(cl, "error: out of memory\n");
+	s = snapshot_new(cl);
+	if (s == NULL)
 		return;
-	}
-	pcr_stats_snapshot(s);
 	a.s = s;
 	a.port = port;
 	if (strcmp(r->a, "clear") == 0) {
@@ -911,14 +926,11 @@ script_step(void)
 	fflush(stdout);
 	snprintf(cmd, sizeof(cmd), "%s\n", p); /* cmdline_parse() wants a line */
 	rc = cmdline_parse(cl_script, cmd);
-	if (rc == CMDLINE_PARSE_AMBIGUOUS)
-		printf("error: line %u: ambiguous command: %s\n", script_line, p);
-	else if (rc == CMDLINE_PARSE_NOMATCH)
-		printf("error: line %u: command not found: %s (help lists them)\n",
-		       script_line, p);
-	else if (rc == CMDLINE_PARSE_BAD_ARGS)
-		printf("error: line %u: bad arguments: %s (help lists them)\n",
-		       script_line, p);
+	if (rc < 0) {
+		const char *hint, *why = parse_failure(rc, &hint);
+
+		printf("error: line %u: %s: %s%s\n", script_line, why, p, hint);
+	}
 	fflush(stdout);
 	return true;
 }
@@ -1007,13 +1019,14 @@ pcr_cli_run(const char *line, int out_fd)
 	snprintf(cmd, sizeof(cmd), "%s\n", line); /* cmdline_parse() wants a line */
 	rc = cmdline_parse(cl, cmd);
 	cmdline_free(cl);
-	if (rc == CMDLINE_PARSE_AMBIGUOUS)
-		fd_printf(out_fd, "error: ambiguous command: %s\n", line);
-	else if (rc == CMDLINE_PARSE_NOMATCH)
-		fd_printf(out_fd, "error: command not found: %s (help lists them)\n", line);
-	else if (rc == CMDLINE_PARSE_BAD_ARGS)
-		fd_printf(out_fd, "error: bad arguments: %s (help lists them)\n", line);
-	return rc >= 0 ? 0 : -1; /* on success, the length parsed */
+	if (rc >= 0)
+		return 0; /* on success, the length parsed */
+	{
+		const char *hint, *why = parse_failure(rc, &hint);
+
+		fd_printf(out_fd, "error: %s: %s%s\n", why, line, hint);
+	}
+	return -1;
 }
 
 void

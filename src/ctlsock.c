@@ -135,6 +135,12 @@ client_reply(struct ctl_client *c, const char *text, size_t len, bool ok)
 		    client_queue(c, errl, sizeof(errl) - 1);
 }
 
+static bool
+client_error(struct ctl_client *c, const char *msg)
+{
+	return client_reply(c, msg, strlen(msg), false);
+}
+
 /* Did the output say error? A line starting "error:". */
 static bool
 says_error(const char *b, size_t len)
@@ -171,8 +177,7 @@ client_run(struct ctl_client *c, char *line)
 	if (*line == '\0')
 		return client_reply(c, "", 0, true);
 	if (ftruncate(out_memfd, 0) != 0 || lseek(out_memfd, 0, SEEK_SET) != 0)
-		return client_reply(c, "error: internal: output buffer\n", 31,
-				    false);
+		return client_error(c, "error: internal: output buffer\n");
 	rc = pcr_cli_run(line, out_memfd);
 	len = 0;
 	if (fstat(out_memfd, &st) == 0 && st.st_size > 0) {
@@ -180,7 +185,7 @@ client_run(struct ctl_client *c, char *line)
 		out = malloc(len);
 		if (out == NULL || pread(out_memfd, out, len, 0) != (ssize_t)len) {
 			free(out);
-			return client_reply(c, "error: out of memory\n", 21, false);
+			return client_error(c, "error: out of memory\n");
 		}
 	}
 	ok = rc == 0 && !says_error(out, len);
@@ -207,10 +212,7 @@ client_read(struct ctl_client *c)
 				return;
 			*nl = '\0';
 			if (memchr(c->in, '\0', used - 1) != NULL) {
-				static const char nul[] =
-					"error: a command is a line of text: it has a NUL byte\n";
-
-				if (!client_reply(c, nul, sizeof(nul) - 1, false))
+				if (!client_error(c, "error: a command is a line of text: it has a NUL byte\n"))
 					return;
 			} else if (!client_run(c, c->in)) {
 				return;

@@ -339,7 +339,7 @@ stamp_ctx_init(struct stamp_ctx *x, struct pcr_port *eg,
 	horizon_tsc = __atomic_load_n(&eg->tx->rx_horizon_tsc, __ATOMIC_RELAXED);
 	x->cap = __atomic_load_n(&eg->tx->rx_horizon_cap, __ATOMIC_RELAXED);
 	x->limit = x->now + (horizon_tsc << PCR_FINE_SHIFT);
-	x->lead = pcr_app.stage_lead_tsc != 0 ? sp->lead.tsc << PCR_FINE_SHIFT : 0;
+	x->lead = sp->lead.tsc << PCR_FINE_SHIFT; /* 0 without staging */
 	x->solo = pcr_solo();
 }
 

@@ -39,6 +39,17 @@ window(struct pcr_lead *l, uint64_t *now, const uint64_t *gaps, unsigned int n)
 	return pcr_lead_note(l, 0, *now);
 }
 
+/* Six quiet windows: from the cap (500 us) down by halves to the floor. */
+static void
+quiet_to_floor(struct pcr_lead *l, uint64_t *now)
+{
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		window(l, now, NULL, 0);
+	assert_int_equal(l->tsc, FLOOR);
+}
+
 /* Nothing above the floor: down by half a window to the floor, no lower. */
 static void
 test_quiet(void **state)
@@ -85,16 +96,12 @@ test_long_gap(void **state)
 {
 	uint64_t g[2] = { 2000000, 1000000000 }, now = 0;
 	struct pcr_lead l;
-	unsigned int i;
 
 	(void)state;
 	pcr_lead_init(&l, FLOOR, CAP, WIN, now);
-	for (i = 0; i < 6; i++)
-		window(&l, &now, NULL, 0);
-	assert_int_equal(l.tsc, FLOOR);
+	quiet_to_floor(&l, &now);
 	assert_int_equal(window(&l, &now, g, 1), CAP);
-	for (i = 0; i < 6; i++)
-		window(&l, &now, NULL, 0);
+	quiet_to_floor(&l, &now);
 	assert_int_equal(window(&l, &now, g + 1, 1), CAP);
 }
 
@@ -105,13 +112,10 @@ test_raise(void **state)
 {
 	uint64_t now = 0;
 	struct pcr_lead l;
-	unsigned int i;
 
 	(void)state;
 	pcr_lead_init(&l, FLOOR, CAP, WIN, now);
-	for (i = 0; i < 6; i++)
-		window(&l, &now, NULL, 0);
-	assert_int_equal(l.tsc, FLOOR);
+	quiet_to_floor(&l, &now);
 	assert_int_equal(pcr_lead_note(&l, 300000, now + 1000), 300000);
 	assert_int_equal(pcr_lead_note(&l, 100000, now + 2000), 300000);
 	assert_int_equal(pcr_lead_note(&l, 3000000, now + 3000), CAP);
