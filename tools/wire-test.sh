@@ -3,6 +3,8 @@
 # Copyright(c) 2026 The pacer authors
 #
 # wire-test.sh [--json] [--builddir DIR] [--pacer-rate RATE] [--keep DIR]
+# wire-test.sh --fct fair|completion [--fct-secs S] [--fct-seed X]
+#              [--fct-load L] --fct-out JSON [--builddir DIR] [--keep DIR]
 #
 # pacer judged with real TCP stacks on either side, side by side with the
 # kernel's own shapers (tbf, htb) in the same run. Needs root; installs
@@ -79,6 +81,17 @@
 # 100mbit in the single-flow and UDP runs while the checks still expect
 # 100mbit -- a misconfiguration the checks must catch (tests/wire).
 # --keep DIR: keep captures, statistics and logs in DIR.
+# WIRE_TEST_HORIZON_MS: pacer's --horizon in every run instead of 50.
+#
+# --fct ORDER: instead of all the above, completion times of web-search
+# transactions over TCP (bench/run.sh --only fct; issue 18): pacer at
+# 100mbit with its default class in ORDER, tests/pacer/txn_tcp.py's
+# server on host B and client on host A (persistent connections, DCTCP's
+# web-search sizes arriving as a Poisson process at --fct-load of the rate,
+# default 0.7, for --fct-secs, default 10, seeded by --fct-seed, default
+# 1), judged by tests/pacer/fct_open.py --tcp against fair sharing and
+# SRPT of the same transactions; its JSON, with pacer's drops, in
+# --fct-out. Exit 0, or 1 when a transaction did not complete.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -87,9 +100,15 @@ builddir=$top/build
 json=0
 keep=
 pacer_rate=${WIRE_TEST_PACER_RATE:-}
+fct_order=
+fct_secs=10
+fct_seed=1
+fct_load=0.7
+fct_out=
 
 usage() {
     echo "usage: $0 [--json] [--builddir DIR] [--pacer-rate RATE] [--keep DIR]" >&2
+    echo "       $0 --fct fair|completion [--fct-secs S] [--fct-seed X] [--fct-load L] --fct-out JSON" >&2
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -98,11 +117,27 @@ while [ $# -gt 0 ]; do
     --builddir) [ $# -ge 2 ] || usage; builddir=$2; shift ;;
     --pacer-rate) [ $# -ge 2 ] || usage; pacer_rate=$2; shift ;;
     --keep) [ $# -ge 2 ] || usage; keep=$2; shift ;;
+    --fct) [ $# -ge 2 ] || usage; fct_order=$2; shift ;;
+    --fct-secs) [ $# -ge 2 ] || usage; fct_secs=$2; shift ;;
+    --fct-seed) [ $# -ge 2 ] || usage; fct_seed=$2; shift ;;
+    --fct-load) [ $# -ge 2 ] || usage; fct_load=$2; shift ;;
+    --fct-out) [ $# -ge 2 ] || usage; fct_out=$2; shift ;;
     -h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
     *) usage ;;
     esac
     shift
 done
+
+case $fct_order in
+"") ;;
+fair|completion)
+    [ -n "$fct_out" ] || { echo "wire-test.sh: --fct needs --fct-out JSON" >&2; exit 2; }
+    [[ $fct_secs =~ ^[0-9]+(\.[0-9]+)?$ && $fct_seed =~ ^[0-9]+$ && $fct_load =~ ^0?\.[0-9]+$ ]] || {
+        echo "wire-test.sh: --fct-secs '$fct_secs' (seconds), --fct-seed '$fct_seed' (integer), --fct-load '$fct_load' (a fraction below 1)" >&2
+        exit 2
+    } ;;
+*) echo "wire-test.sh: --fct '$fct_order': fair or completion" >&2; exit 2 ;;
+esac
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "SKIP: wire-test.sh needs root (network namespaces, tc, tcpdump)" >&2
@@ -134,7 +169,7 @@ rate_tc=100mbit
 agg4_bps=60000000       # four flows: aggregate ...
 flow4_bps=20000000      # ... and per-flow rate
 low_bps=50000000        # the rate change: 100 -> 50 mbit
-horizon_ms=50           # pacer's queue, the same time as tbf's latency
+horizon_ms=${WIRE_TEST_HORIZON_MS:-50}           # pacer's queue, the same time as tbf's latency
 tcp_s=4                 # iperf3 seconds per TCP run
 udp_s=3
 change_s=5
@@ -517,6 +552,51 @@ if [ -n "$pacer_rate" ]; then
 fi
 run_rate=${pacer_rate:-$rate_tc}
 
+# --fct: web-search transactions over TCP (see the head of this file)
+fct_run() {
+    local srv cl i
+    printf '[class default]\norder = %s\n' "$fct_order" >"$tmp/fct.cfg"
+    log "pacer: --rate $rate_tc, class default in order $fct_order; web-search transactions over TCP at $fct_load of the rate for $fct_secs s (seed $fct_seed)"
+    pacer_start fct --rate "$rate_tc" --config "$tmp/fct.cfg"
+    bg srv ip netns exec "$ns_b" timeout $((${fct_secs%.*} + 180)) taskset -c "$host_cpus" \
+        python3 "$top/tests/pacer/txn_tcp.py" server 198.18.0.2 5301 \
+        --out "$tmp/fct.server.json" --ready "$tmp/fct.ready"
+    for i in $(seq 100); do [ -s "$tmp/fct.ready" ] && break; sleep 0.05; done
+    [ -s "$tmp/fct.ready" ] || die "fct: the transaction server did not start"
+    ip netns exec "$ns_a" timeout $((${fct_secs%.*} + 120)) taskset -c "$host_cpus" \
+        python3 "$top/tests/pacer/txn_tcp.py" client 198.18.0.2 5301 --load "$fct_load" \
+        --rate-mbps "$((rate_bps / 1000000))" --secs "$fct_secs" --seed "$fct_seed" \
+        --mss "$mss" --frame "$frame" --out "$tmp/fct.client.json" ||
+        die "fct: the transaction client failed"
+    reap "$srv" 10
+    [ "$reaped" -eq 0 ] || die "fct: the transaction server exited $reaped"
+    pacer_stop
+    cl=0
+    python3 "$top/tests/pacer/fct_open.py" --tcp "$tmp/fct.server.json" \
+        --sender "$tmp/fct.client.json" --json "$tmp/fct.result.json" \
+        --title "fct websearch tcp $fct_order" >&2 || cl=$?
+    [ -s "$tmp/fct.result.json" ] || exit 1
+    # pacer's drops on the data path (B's port, 1), which TCP retransmits
+    python3 - "$tmp/fct.result.json" "$tmp/fct.stats.json" "$lost_pct" "$tmp/fct.client.json" >"$fct_out" <<'PY'
+import json, sys
+r, st = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+p = next(p for p in st["ports"] if p["port"] == 1)
+r["pacer_drops_port1"] = p["dropped_total"]
+r["pacer_dropped_port1"] = {k: v for k, v in p.items() if k.startswith("drop_") and v}
+r["pacer_tx_port1"] = p["tx_packets"]
+r["worker_lost_pct"] = float(sys.argv[3])
+r["connections"] = json.load(open(sys.argv[4]))["conns"]
+print(json.dumps(r))
+PY
+    log "fct: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("%d transactions over %d connections, pacer dropped %d frames on port 1 (tx %s), worker lost %.2f %% of its CPU" % (r["flows"], r["connections"], r["pacer_drops_port1"], r["pacer_tx_port1"], r["worker_lost_pct"]))' "$fct_out")"
+    return "$cl"
+}
+if [ -n "$fct_order" ]; then
+    rc=0
+    fct_run || rc=$?
+    exit "$rc"
+fi
+
 # 1. ping both ways, then one TCP flow at 100 mbit with ping under load
 step_tcp1() {
     log "pacer: --rate $run_rate, ping both ways, one TCP flow for $tcp_s s"
@@ -598,7 +678,7 @@ u0, u1 = udp(sys.argv[5]), udp(sys.argv[6])
 rcvbuf = u1["RcvbufErrors"] - u0["RcvbufErrors"]
 p0 = next(p for p in st["ports"] if p["port"] == 0)
 p1 = next(p for p in st["ports"] if p["port"] == 1)
-reasons = ",".join("%s=%d" % kv for kv in p1["dropped"].items() if kv[1])
+reasons = ",".join("%s=%d" % kv for kv in p1.items() if kv[0].startswith("drop_") and kv[1])
 wire = sum(f["packets"] for f in cap["flows"] if f["key"].startswith("udp "))
 print(cl["packets"], sv["packets"], sv["lost_packets"], wire, p1["dropped_total"],
       reasons or "none", p0["rx_packets"] - cl["packets"], rcvbuf)

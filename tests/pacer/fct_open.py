@@ -15,6 +15,17 @@
 #
 #   fct_open.py OUT.pcap --stats STATS.json --port P --sender SENDER.json
 #               [--time-scale F] [--json FILE] [--title T]
+#   fct_open.py --tcp SERVER.json --sender CLIENT.json [--json FILE] [--title T]
+#
+# The second form judges transactions over TCP (txn_tcp.py, through
+# tools/wire-test.sh's hosts): a flow's arrival is when the client began
+# it, its completion when the server had its last byte, both on
+# CLOCK_MONOTONIC, less the path's own latency L: the median over the
+# client's one-frame probes on the idle path of (completion - arrival -
+# one frame time). That is what the sync frame takes away in the first
+# form (the forwarding delay), here with both hosts' stacks in it, so
+# the references (a link at the rate, frame by frame, frames of the
+# client's frame size) compare with what the path adds to them.
 #
 # Prints, for pacer and both references: mean completion time, mean
 # slowdown (completion time over the flow's own time on an idle link),
@@ -100,16 +111,70 @@ def metrics(flows, done, ft):
     }
 
 
+def report(a, flows, res):
+    for k in ("pacer", "fair", "srpt"):
+        m = res[k]
+        if m is None:
+            continue
+        print("%s: %-5s %d flows: mean %.2f ms, mean slowdown %.2f, p99 slowdown "
+              "(< 100 KB) %.2f, flows <= 30 frames mean %.2f ms, longest %.1f ms"
+              % (a.title, k, len(flows), m["mean_ms"], m["mean_slowdown"],
+                 m["p99_slowdown_small"], m["short_mean_ms"], m["longest_ms"]))
+    if a.json:
+        json.dump(res, open(a.json, "w"))
+
+
+def tcp(a):
+    """The second form (txn_tcp.py's logs)."""
+    try:
+        cl = json.load(open(a.sender))
+        done = json.load(open(a.tcp))["done"]
+        ft = cl["frame"] * 8e9 / (cl["rate_mbps"] * 1e6)
+        lat = sorted((done[str(p["flow"])] - p["start"]) * 1e9 - ft for p in cl["probes"])
+    except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError) as ex:
+        print("fct_open.py: %s" % ex, file=sys.stderr)
+        return 2
+    if not lat:
+        print("fct_open.py: no probes in %s" % a.sender, file=sys.stderr)
+        return 2
+    base = lat[(len(lat) - 1) // 2]
+    flows = cl["flows"]
+    t0 = min(f["start"] for f in flows)
+    for f in flows:
+        f["arrival"] = (f["start"] - t0) * 1e9
+    missing = [f["flow"] for f in flows if str(f["flow"]) not in done]
+    last = {f["flow"]: (done[str(f["flow"])] - t0) * 1e9 - base
+            for f in flows if str(f["flow"]) in done}
+    res = {"flows": len(flows), "path_latency_us": base / 1e3,
+           "pacer": metrics(flows, last, ft) if not missing else None,
+           "fair": metrics(flows, sim_fair(flows, ft), ft),
+           "srpt": metrics(flows, sim_srpt(flows, ft), ft),
+           "reordered": 0, "missing": len(missing)}
+    print("%s: path latency (one-frame probes on the idle path, less a frame time) "
+          "%.1f us, p10 %.1f, p90 %.1f" % (a.title, base / 1e3, lat[len(lat) // 10] / 1e3,
+                                          lat[len(lat) * 9 // 10] / 1e3))
+    report(a, flows, res)
+    if missing:
+        print("FAIL: %s: %d transactions not completed" % (a.title, len(missing)), file=sys.stderr)
+        return 1
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description="open-loop completion times")
-    ap.add_argument("out")
-    ap.add_argument("--stats", required=True)
+    ap.add_argument("out", nargs="?")
+    ap.add_argument("--tcp")
+    ap.add_argument("--stats")
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--sender", required=True)
     ap.add_argument("--time-scale", type=float)
     ap.add_argument("--json")
     ap.add_argument("--title", default="")
     a = ap.parse_args()
+    if a.tcp:
+        return tcp(a)
+    if not a.out or not a.stats:
+        ap.error("OUT.pcap and --stats are needed without --tcp")
     try:
         st = json.load(open(a.stats))
         scale = a.time_scale if a.time_scale else st["tsc_hz_eal"] / st["tsc_hz"]
@@ -149,16 +214,7 @@ def main():
            "fair": metrics(flows, sim_fair(flows, ft), ft),
            "srpt": metrics(flows, sim_srpt(flows, ft), ft),
            "reordered": bad, "missing": len(missing)}
-    for k in ("pacer", "fair", "srpt"):
-        m = res[k]
-        if m is None:
-            continue
-        print("%s: %-5s %d flows: mean %.2f ms, mean slowdown %.2f, p99 slowdown "
-              "(< 100 KB) %.2f, flows <= 30 frames mean %.2f ms, longest %.1f ms"
-              % (a.title, k, len(flows), m["mean_ms"], m["mean_slowdown"],
-                 m["p99_slowdown_small"], m["short_mean_ms"], m["longest_ms"]))
-    if a.json:
-        json.dump(res, open(a.json, "w"))
+    report(a, flows, res)
     if missing or bad:
         print("FAIL: %s: %d flows incomplete, %d frames out of order"
               % (a.title, len(missing), bad), file=sys.stderr)
