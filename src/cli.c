@@ -130,6 +130,7 @@ show_port_stats(FILE *f, const void *v)
 	static uint64_t last_tsc[PCR_MAX_PORTS];
 	static uint64_t last_rx[PCR_MAX_PORTS], last_tx[PCR_MAX_PORTS];
 	double hz = (double)pcr_clock_tsc_hz();
+	unsigned int i;
 	uint16_t p;
 
 	for (p = 0; p < pcr_app.n_ports; p++) {
@@ -141,36 +142,19 @@ show_port_stats(FILE *f, const void *v)
 			continue;
 		fprintf(f, "  ######## port %u (%s) -> port %u ########\n", p,
 			pcr_app.ports[p].name, pcr_app.ports[p].peer);
-		fprintf(f, "  RX-packets: %-12" PRIu64 " RX-bytes: %-14" PRIu64 "\n",
-			n->rx_packets - z->rx_packets, n->rx_bytes - z->rx_bytes);
-		fprintf(f, "  TX-packets: %-12" PRIu64 " TX-bytes: %-14" PRIu64
-			" queued: %" PRIu64 " (pending %" PRIu64 ", staged %" PRIu64 ")\n",
-			n->tx_packets - z->tx_packets, n->tx_bytes - z->tx_bytes,
-			n->queued, n->pending, n->staged);
-		fprintf(f, "  staged: %" PRIu64 " packets so far, stalls %" PRIu64
-			", lead %" PRIu64 " us, order_guard %" PRIu64 "\n",
-			n->staged_total - z->staged_total,
-			n->stage_stalls - z->stage_stalls,
-			n->stage_lead_ns / 1000,
-			n->order_guard - z->order_guard);
-		fprintf(f, "  dropped: %" PRIu64 " (horizon %" PRIu64 " flow_limit %" PRIu64
-			" spill %" PRIu64 " no_mbuf %" PRIu64 " tx_drop %" PRIu64
-			" shutdown %" PRIu64 " inbox_full %" PRIu64 " wheel_nomem %" PRIu64
-			" rx_missed %" PRIu64 " link_down %" PRIu64 ")\n",
-			n->dropped - z->dropped, n->drop_horizon - z->drop_horizon,
-			n->drop_flow_limit - z->drop_flow_limit,
-			n->drop_spill - z->drop_spill, n->drop_no_mbuf - z->drop_no_mbuf,
-			n->drop_tx - z->drop_tx, n->drop_shutdown - z->drop_shutdown,
-			n->drop_inbox - z->drop_inbox,
-			n->drop_wheel_nomem - z->drop_wheel_nomem,
-			n->drop_rx_missed - z->drop_rx_missed,
-			n->drop_link - z->drop_link);
-		fprintf(f, "  late: %" PRIu64 " early: %" PRIu64 " held_for_order: %" PRIu64
-			" offloaded: %" PRIu64 " tx_retry: %" PRIu64 " link: %s (changes %" PRIu64 ")\n",
-			n->tx_late - z->tx_late, n->tx_early - z->tx_early,
-			n->held_for_order - z->held_for_order,
-			n->tx_offloaded - z->tx_offloaded, n->tx_retry - z->tx_retry,
-			n->link_up ? "up" : "down", n->link_changes);
+		for (i = 0; i < pcr_n_port_counters; i++) {
+			const struct pcr_counter *k = &pcr_port_counters[i];
+			uint64_t val = pcr_counter_value(k, n);
+
+			/* counters from the last clear, levels as they are */
+			if (k->kind != PCR_GAUGE)
+				val -= pcr_counter_value(k, z);
+			fprintf(f, "  %s: %-*" PRIu64,
+				k->name, (int)(24 - strlen(k->name)), val);
+			if (i % 3 == 2 || i + 1 == pcr_n_port_counters)
+				fprintf(f, "\n");
+		}
+		fprintf(f, "  link: %s\n", n->link_up ? "up" : "down");
 		if (dt > 0)
 			fprintf(f, "  RX: %.3f Mbit/s  TX: %.3f Mbit/s (since the last show, %.1f s)\n",
 				(double)(n->rx_bytes - last_rx[p]) * 8 / dt / 1e6,
@@ -183,6 +167,25 @@ show_port_stats(FILE *f, const void *v)
 		last_tsc[p] = a->s->tsc;
 		last_rx[p] = n->rx_bytes;
 		last_tx[p] = n->tx_bytes;
+	}
+}
+
+/* show counters: the port counter table, one line each */
+static void
+show_counters(FILE *f, const void *v)
+{
+	static const char *const kinds[] = {
+		[PCR_COUNTER] = "counter", [PCR_GAUGE] = "gauge", [PCR_DROP] = "drop",
+	};
+	unsigned int i;
+
+	RTE_SET_USED(v);
+	fprintf(f, "  %-18s %-8s %-8s %s\n", "name", "kind", "unit", "counts");
+	for (i = 0; i < pcr_n_port_counters; i++) {
+		const struct pcr_counter *k = &pcr_port_counters[i];
+
+		fprintf(f, "  %-18s %-8s %-8s %s%s\n", k->name, kinds[k->kind],
+			k->unit, k->kind == PCR_DROP ? "dropped: " : "", k->help);
 	}
 }
 
@@ -405,6 +408,10 @@ cmd_show_word_parsed(void *res, struct cmdline *cl, void *data)
 		print_with(cl, show_clock, NULL);
 		return;
 	}
+	if (strcmp(r->b, "counters") == 0) {
+		print_with(cl, show_counters, NULL);
+		return;
+	}
 	s = snapshot_new(cl);
 	if (s == NULL)
 		return;
@@ -414,10 +421,10 @@ cmd_show_word_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_token_string_t cmd_show_word_a = STR(cmd_word_result, a, "show");
 static cmdline_parse_token_string_t cmd_show_word_b =
-	STR(cmd_word_result, b, "class#config#clock");
+	STR(cmd_word_result, b, "class#config#clock#counters");
 static cmdline_parse_inst_t cmd_show_word = {
 	.f = cmd_show_word_parsed,
-	.help_str = "show class|config|clock: classes with rates and counters; the configuration as save config writes it; the clocks",
+	.help_str = "show class|config|clock|counters: classes with rates and counters; the configuration as save config writes it; the clocks; what each port counter counts",
 	.tokens = { (void *)&cmd_show_word_a, (void *)&cmd_show_word_b, NULL },
 };
 

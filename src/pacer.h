@@ -709,13 +709,18 @@ struct pcr_snapshot {
 	struct pcr_hist err;     /**< all ports */
 };
 
-/** A port counter: its one name (telemetry's key, --stats-json's key,
- *  Prometheus's pacer_NAME), where it lives in struct pcr_port_snap, a
- *  gauge (a level now) or a counter (only grows), and what it means. */
+/** What a port counter is: one that only grows, a level now, or one of
+ *  the reasons a packet is dropped (only grows; dropped_total sums them). */
+enum pcr_counter_kind { PCR_COUNTER, PCR_GAUGE, PCR_DROP };
+
+/** A port counter: its one name (--stats-json's key, the prompt's `show
+ *  port stats`, telemetry's key, Prometheus's pacer_NAME), where it lives
+ *  in struct pcr_port_snap, its unit, its kind and what it counts. */
 struct pcr_counter {
 	const char *name;
 	size_t off;
-	bool gauge;
+	const char *unit;
+	enum pcr_counter_kind kind;
 	const char *help;
 };
 extern const struct pcr_counter pcr_port_counters[];

@@ -33,61 +33,6 @@
 
 #include "pacer.h"
 
-static const char *const drop_names[] = {
-	"horizon", "flow_limit", "spill", "no_mbuf", "tx_drop", "shutdown",
-	"inbox_full", "wheel_nomem", "rx_missed", "link_down",
-};
-
-static uint64_t
-drop_value(const struct pcr_port_snap *p, unsigned int i)
-{
-	const uint64_t v[] = {
-		p->drop_horizon, p->drop_flow_limit, p->drop_spill,
-		p->drop_no_mbuf, p->drop_tx, p->drop_shutdown, p->drop_inbox,
-		p->drop_wheel_nomem, p->drop_rx_missed, p->drop_link,
-	};
-
-	return v[i];
-}
-
-#define C(n, f, g, h) { n, offsetof(struct pcr_port_snap, f), g, h }
-const struct pcr_counter pcr_port_counters[] = {
-	C("rx_packets", rx_packets, false, "packets received on the port (those the PMD had no mbuf or descriptor for included)"),
-	C("rx_bytes", rx_bytes, false, "bytes received on the port"),
-	C("tx_packets", tx_packets, false, "packets sent on the port"),
-	C("tx_bytes", tx_bytes, false, "bytes sent on the port"),
-	C("queued", queued, true, "packets held for the port now: wheel, pending and staged"),
-	C("pending", pending, true, "packets due, not yet taken by the PMD"),
-	C("staged", staged, true, "packets held in per-flow staging for the port now"),
-	C("staged_total", staged_total, false, "packets that went through per-flow staging"),
-	C("stage_stalls", stage_stalls, false, "times staging went unserved for longer than the lead"),
-	C("stage_stall_ns", stage_stall_ns, false, "time beyond the lead those stalls lasted, ns"),
-	C("stage_lead_ns", stage_lead_ns, true, "the staging lead in use, ns (the longest of the port's RX lcores)"),
-	C("order_guard", order_guard, false, "held flows the starvation guard moved ahead of every rank"),
-	C("late", tx_late, false, "packets sent more than one slot after their departure time"),
-	C("early", tx_early, false, "packets sent before their departure time (always 0)"),
-	C("tx_retry", tx_retry, false, "TX bursts the PMD did not take whole"),
-	C("offloaded", tx_offloaded, false, "packets handed to the NIC to send on their timestamp"),
-	C("held_for_order", held_for_order, false, "packets held back to their flow's last departure after a class change"),
-	C("dropped_total", dropped, false, "packets dropped for the port, every reason"),
-	C("drop_horizon", drop_horizon, false, "dropped: departure beyond the horizon"),
-	C("drop_flow_limit", drop_flow_limit, false, "dropped: the flow had --flow-limit packets queued"),
-	C("drop_spill", drop_spill, false, "dropped: the wheel had no room in the slot's level"),
-	C("drop_no_mbuf", drop_no_mbuf, false, "dropped: the PMD had no mbuf to receive into"),
-	C("drop_tx_drop", drop_tx, false, "dropped: the PMD would not send (held past --tx-hold)"),
-	C("drop_shutdown", drop_shutdown, false, "dropped: still queued at a shutdown that drops"),
-	C("drop_inbox_full", drop_inbox, false, "dropped: the wheel's inbox was full"),
-	C("drop_wheel_nomem", drop_wheel_nomem, false, "dropped: the wheel had no memory for the packet"),
-	C("drop_rx_missed", drop_rx_missed, false, "dropped: the PMD had no descriptor (imissed)"),
-	C("drop_link_down", drop_link, false, "dropped: due while the port's link was down"),
-	C("flows_new", flows_new, false, "flows entered in the flow tables"),
-	C("flows_aged", flows_aged, false, "idle flows removed from the flow tables"),
-	C("flow_table_full", flow_table_full, false, "packets whose flow found the flow table full (shared its class's overflow flow)"),
-	C("link_changes", link_changes, false, "link state changes seen"),
-};
-#undef C
-const unsigned int pcr_n_port_counters = RTE_DIM(pcr_port_counters);
-
 /* The counters, into a cleared @p s: what the workers are parked for. */
 static void
 collect(struct pcr_snapshot *s)
@@ -185,8 +130,9 @@ collect(struct pcr_snapshot *s)
 		unsigned int i;
 
 		ps->queued = ps->wheel.queued + ps->pending + ps->staged;
-		for (i = 0; i < RTE_DIM(drop_names); i++)
-			ps->dropped += drop_value(ps, i);
+		for (i = 0; i < pcr_n_port_counters; i++)
+			if (pcr_port_counters[i].kind == PCR_DROP)
+				ps->dropped += pcr_counter_value(&pcr_port_counters[i], ps);
 	}
 }
 
@@ -338,10 +284,13 @@ pcr_stats_print_final(const struct pcr_snapshot *s, FILE *f)
 			ps->tx_retry);
 		if (ps->dropped != 0) {
 			fprintf(f, "       dropped:");
-			for (i = 0; i < RTE_DIM(drop_names); i++)
-				if (drop_value(ps, i) != 0)
-					fprintf(f, " %s %" PRIu64, drop_names[i],
-						drop_value(ps, i));
+			for (i = 0; i < pcr_n_port_counters; i++) {
+				const struct pcr_counter *k = &pcr_port_counters[i];
+
+				if (k->kind == PCR_DROP && pcr_counter_value(k, ps) != 0)
+					fprintf(f, " %s %" PRIu64, k->name,
+						pcr_counter_value(k, ps));
+			}
 			fprintf(f, "\n");
 		}
 		if (ps->classify[PCR_CLASSIFY_NON_IP] +
@@ -519,8 +468,9 @@ pcr_stats_prometheus(const struct pcr_snapshot *s, FILE *f)
 	for (i = 0; i < pcr_n_port_counters; i++) {
 		const struct pcr_counter *c = &pcr_port_counters[i];
 
-		fprintf(f, "# HELP pacer_%s %s\n# TYPE pacer_%s %s\n", c->name,
-			c->help, c->name, c->gauge ? "gauge" : "counter");
+		fprintf(f, "# HELP pacer_%s %s%s (%s)\n# TYPE pacer_%s %s\n",
+			c->name, c->kind == PCR_DROP ? "dropped: " : "", c->help,
+			c->unit, c->name, c->kind == PCR_GAUGE ? "gauge" : "counter");
 		for (p = 0; p < pcr_app.n_ports; p++)
 			fprintf(f, "pacer_%s{port=\"%u\",name=\"%s\"} %" PRIu64 "\n",
 				c->name, p, pcr_app.ports[p].name,
@@ -566,52 +516,32 @@ pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
 
 		fprintf(f,
 			"%s{\"port\":%u,\"name\":\"%s\",\"peer\":%u,\"rate_bps\":%" PRIu64
-			",\"rx_packets\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
-			",\"tx_packets\":%" PRIu64 ",\"tx_bytes\":%" PRIu64
-			",\"queued\":%" PRIu64 ",\"late\":%" PRIu64
-			",\"early\":%" PRIu64 ",\"held_for_order\":%" PRIu64
-			",\"offloaded\":%" PRIu64
-			",\"tx_retry\":%" PRIu64 ",\"link\":\"%s\",\"link_changes\":%" PRIu64
-			",\"bucket_bytes\":%" PRIu64
-			",\"dropped_total\":%" PRIu64 ",\"dropped\":{",
+			",\"link\":\"%s\",\"bucket_bytes\":%" PRIu64,
 			p ? "," : "", p, pcr_app.ports[p].name,
 			pcr_app.ports[p].peer, pcr_app.ports[p].rates->agg.bps,
-			ps->rx_packets, ps->rx_bytes, ps->tx_packets,
-			ps->tx_bytes, ps->queued, ps->tx_late, ps->tx_early,
-			ps->held_for_order, ps->tx_offloaded, ps->tx_retry,
-			ps->link_up ? "up" : "down", ps->link_changes,
+			ps->link_up ? "up" : "down",
 			bucket_bytes(pcr_app.ports[p].rates->agg_cal,
-				     &pcr_app.ports[p].rates->agg),
-			ps->dropped);
-		for (i = 0; i < RTE_DIM(drop_names); i++)
-			fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "",
-				drop_names[i], drop_value(ps, i));
-		fprintf(f, "},\"classify\":{");
+				     &pcr_app.ports[p].rates->agg));
+		for (i = 0; i < pcr_n_port_counters; i++)
+			fprintf(f, ",\"%s\":%" PRIu64, pcr_port_counters[i].name,
+				pcr_counter_value(&pcr_port_counters[i], ps));
+		fprintf(f, ",\"classify\":{");
 		for (r = 0; r < PCR_CLASSIFY_RESULT_MAX; r++)
 			fprintf(f, "%s\"%s\":%" PRIu64, r ? "," : "",
 				pcr_classify_result_name(r), ps->classify[r]);
 		fprintf(f,
-			"},\"flows_new\":%" PRIu64 ",\"flows_aged\":%" PRIu64
-			",\"flow_table_full\":%" PRIu64 ",\"wheel\":{\"enqueued\":%" PRIu64
+			"},\"wheel\":{\"enqueued\":%" PRIu64
 			",\"dequeued\":%" PRIu64 ",\"queued\":%" PRIu64
 			",\"inbox\":%" PRIu64 ",\"late\":%" PRIu64
 			",\"horizon_cap\":%" PRIu64 ",\"spill\":%" PRIu64
 			",\"cascaded\":%" PRIu64 ",\"levels\":[",
-			ps->flows_new, ps->flows_aged, ps->flow_table_full,
 			ps->wheel.enqueued, ps->wheel.dequeued, ps->wheel.queued,
 			ps->wheel.inbox, ps->wheel.late, ps->wheel.horizon_cap,
 			ps->wheel.spill, ps->wheel.cascaded);
 		for (i = 0; i < ps->wheel.levels; i++)
 			fprintf(f, "%s%" PRIu64, i ? "," : "",
 				ps->wheel.level_occupancy[i]);
-		fprintf(f, "]},\"pending\":%" PRIu64 ",\"staged\":%" PRIu64
-			",\"staged_total\":%" PRIu64 ",\"stage_stalls\":%" PRIu64
-			",\"stage_stall_ns\":%" PRIu64 ",\"stage_lead_ns\":%" PRIu64
-			",\"order_guard\":%" PRIu64
-			",\"classes\":[",
-			ps->pending, ps->staged, ps->staged_total,
-			ps->stage_stalls, ps->stage_stall_ns, ps->stage_lead_ns,
-			ps->order_guard);
+		fprintf(f, "]},\"classes\":[");
 		for (i = 0, sep = ""; i < c->n_classes; i++) {
 			if (c->classes[i].deleted)
 				continue;

@@ -81,7 +81,7 @@ def main():
     ok = True
     for p in st["ports"]:
         rx = sum(q["rx_packets"] for q in st["ports"] if q["peer"] == p["port"])
-        drops = {k: v for k, v in p["dropped"].items() if v}
+        drops = {k: v for k, v in p.items() if k.startswith("drop_") and v}
         print("port %d (%s): received %d, sent %d, dropped %d%s, queued %d"
               % (p["port"], p["name"], rx, p["tx_packets"], p["dropped_total"],
                  " (" + ", ".join("%s %d" % kv for kv in drops.items()) + ")"

@@ -128,7 +128,7 @@ ok = d["mempool_in_use_at_exit"] == 0 and d["consistent"] and \
      p["rx_packets"] == p["tx_packets"] + p["dropped_total"] + p["queued"] and \
      p["early"] == 0
 print("soak: at exit rx %d tx %d dropped %s queued %d, mbufs in use %d, early %d, held for order %d: %s" %
-      (p["rx_packets"], p["tx_packets"], {k: v for k, v in p["dropped"].items() if v}, p["queued"],
+      (p["rx_packets"], p["tx_packets"], {k: v for k, v in p.items() if k.startswith("drop_") and v}, p["queued"],
        d["mempool_in_use_at_exit"], p["early"], p["held_for_order"], "ok" if ok else "FAIL"))
 sys.exit(0 if ok else 1)
 PY

@@ -18,7 +18,7 @@ run_pacer r $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/r.pcap") -- \
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/r.err")"
 conserved "$tmp/r.json"
 expect "$tmp/r.json" 'd["ports"][0]["tx_packets"] == 1' \
-    'd["ports"][0]["dropped"]["horizon"] == 399' \
+    'd["ports"][0]["drop_horizon"] == 399' \
     'd["ports"][0]["dropped_total"] == 399'
 capture_check "capture" "$tmp/r.json" 0 "$tmp/r.pcap" "$tmp/s.json"
 python3 "$top/tests/tools/pcaptool.py" check "$tmp/r.pcap" >"$tmp/c.json"

@@ -128,11 +128,11 @@ conserved() {
     expect "$1" \
         'd["mempool_in_use_at_exit"] == 0' \
         'd["consistent"]' \
-        'all(sum(q["rx_packets"] for q in d["ports"] if q["peer"] == p["port"]) == p["tx_packets"] + sum(p["dropped"].values()) + p["queued"] for p in d["ports"])' \
-        'all(p["dropped_total"] == sum(p["dropped"].values()) for p in d["ports"])' \
+        'all(sum(q["rx_packets"] for q in d["ports"] if q["peer"] == p["port"]) == p["tx_packets"] + sum(v for k, v in p.items() if k.startswith("drop_")) + p["queued"] for p in d["ports"])' \
+        'all(p["dropped_total"] == sum(v for k, v in p.items() if k.startswith("drop_")) for p in d["ports"])' \
         'all(p["early"] == 0 for p in d["ports"])' \
         'all(p["held_for_order"] == 0 for p in d["ports"])' \
-        'sum(l["rx_packets"] for l in d["lcores"]) + sum(p["dropped"]["no_mbuf"] + p["dropped"]["rx_missed"] for p in d["ports"]) == sum(p["rx_packets"] for p in d["ports"])' \
+        'sum(l["rx_packets"] for l in d["lcores"]) + sum(p["drop_no_mbuf"] + p["drop_rx_missed"] for p in d["ports"]) == sum(p["rx_packets"] for p in d["ports"])' \
         'sum(l["tx_packets"] for l in d["lcores"]) == sum(p["tx_packets"] for p in d["ports"])'
 }
 

@@ -61,7 +61,7 @@ send("start\r")
 expect(r"Forwarding started.*pacer> $", "start")
 time.sleep(0.5)
 send("show port stats 0\r")
-expect(r"TX-packets: 50 .*pacer> $", "all 50 frames sent")
+expect(r"tx_packets: 50 .*pacer> $", "all 50 frames sent")
 send("show port stats 7\r")
 expect(r"error: port 7.*pacer> $", "a port that does not exist")
 send("\x04")  # ctrl-d on an empty line: as quit

@@ -59,7 +59,7 @@ grep -qxF "Forwarding started" "$tmp/s.out" || fail "start did not answer"
 conserved "$tmp/s.json"
 expect "$tmp/s.json" 'd["ports"][0]["rate_bps"] == 5000000' \
     'd["ports"][0]["classes"][0]["flow_rate_bps"] == 1250000' \
-    'd["ports"][0]["dropped_total"] == d["ports"][0]["dropped"]["horizon"]' \
+    'd["ports"][0]["dropped_total"] == d["ports"][0]["drop_horizon"]' \
     '2 * 1514 <= d["ports"][0]["bucket_bytes"] < 4 * 1514'
 python3 - "$top/tests/tools" "$tmp/out.pcap" "$(pcap_scale "$tmp/s.json")" <<'PY' || fail "see above"
 import sys

@@ -157,7 +157,7 @@ for i in range(100):
 time.sleep(0.3)
 # a well-behaved client beside them is answered
 r = subprocess.run([ctl, "-s", path, "show", "port", "stats", "1"], capture_output=True, timeout=20)
-check("pacerctl beside 100 idle connections", r.returncode == 0 and b"TX-packets" in r.stdout,
+check("pacerctl beside 100 idle connections", r.returncode == 0 and b"tx_packets: " in r.stdout,
       repr((r.returncode, r.stdout[:100], r.stderr[:200])))
 # the oldest idle ones were closed with a message
 closed_msg = 0

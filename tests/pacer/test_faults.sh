@@ -28,14 +28,14 @@ run_pacer nm $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/nm.pcap") -- \
 [ "$rc" -eq 0 ] || fail "pool exhaustion: pacer exited $rc: $(cat "$tmp/nm.err")"
 conserved "$tmp/nm.json"
 expect "$tmp/nm.json" 'd["ports"][0]["rx_packets"] == 4000' \
-    'd["ports"][0]["dropped"]["no_mbuf"] > 0' \
-    'd["ports"][0]["tx_packets"] + d["ports"][0]["dropped"]["no_mbuf"] == 4000' \
+    'd["ports"][0]["drop_no_mbuf"] > 0' \
+    'd["ports"][0]["tx_packets"] + d["ports"][0]["drop_no_mbuf"] == 4000' \
     'd["ports"][0]["tx_packets"] > 1024'
 capture_check "pool exhaustion: capture" "$tmp/nm.json" 0 "$tmp/nm.pcap" "$tmp/nms.json"
 ls_check "pool exhaustion: aggregate" "$tmp/nm.pcap" "" "$tmp/nm.json" 0 100e6 0.01
 windows_judge "pool exhaustion: aggregate 100 mbit/s" "$tmp/nm.json" 0 1514 "$tmp/nm.pcap" \
     aggregate:all:100mbit
-echo "ok: pool of 1024 for 4000 frames: $(python3 -c "import json; p=json.load(open('$tmp/nm.json'))['ports'][0]; print(p['tx_packets'], 'sent,', p['dropped']['no_mbuf'], 'no_mbuf')")"
+echo "ok: pool of 1024 for 4000 frames: $(python3 -c "import json; p=json.load(open('$tmp/nm.json'))['ports'][0]; print(p['tx_packets'], 'sent,', p['drop_no_mbuf'], 'no_mbuf')")"
 
 "$gen" -o "$tmp/big.pcap" --flows 8 --count 3000 --size 1514 2>/dev/null
 for i in $(seq 20); do

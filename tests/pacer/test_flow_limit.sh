@@ -25,7 +25,7 @@ run_pacer f $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") \
 conserved "$tmp/f.json"
 expect "$tmp/f.json" 'd["ports"][0]["rx_packets"] == 42' \
     'd["ports"][0]["tx_packets"] == 20' \
-    'd["ports"][0]["dropped"]["flow_limit"] == 22' \
+    'd["ports"][0]["drop_flow_limit"] == 22' \
     'd["ports"][0]["dropped_total"] == 22' \
     'sorted(f["tx_packets"] for f in d["flows"]) == [10, 10]'
 capture_check "capture" "$tmp/f.json" 0 "$tmp/out.pcap" "$tmp/s.json"
@@ -49,7 +49,7 @@ conserved "$tmp/g.json"
 expect "$tmp/g.json" 'd["ports"][0]["rx_packets"] == 42' \
     'd["ports"][0]["tx_packets"] == 20' \
     'd["ports"][0]["staged_total"] >= 10' \
-    'd["ports"][0]["dropped"]["flow_limit"] == 22' \
+    'd["ports"][0]["drop_flow_limit"] == 22' \
     'd["ports"][0]["dropped_total"] == 22' \
     'sorted(f["tx_packets"] for f in d["flows"]) == [10, 10]'
 python3 "$top/tests/tools/pcaptool.py" check "$tmp/outg.pcap" >"$tmp/cg.json"

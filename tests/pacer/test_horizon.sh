@@ -23,8 +23,8 @@ run_pacer d $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/d.pcap") -- "${co
 [ "$rc" -eq 0 ] || fail "pacer (drop) exited $rc: $(cat "$tmp/d.err")"
 conserved "$tmp/d.json"
 expect "$tmp/d.json" '101 <= d["ports"][0]["tx_packets"] <= 111' \
-    'd["ports"][0]["dropped"]["horizon"] == 300 - d["ports"][0]["tx_packets"]' \
-    'd["ports"][0]["dropped_total"] == d["ports"][0]["dropped"]["horizon"]'
+    'd["ports"][0]["drop_horizon"] == 300 - d["ports"][0]["tx_packets"]' \
+    'd["ports"][0]["dropped_total"] == d["ports"][0]["drop_horizon"]'
 sent=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ports"][0]["tx_packets"])' "$tmp/d.json")
 "$stat" --json --time-scale "$(pcap_scale "$tmp/d.json")" "$tmp/d.pcap" >"$tmp/ds.json"
 # every frame sent left within the horizon of its arrival: the last one
@@ -56,7 +56,7 @@ run_pacer sd $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/sd.pcap") -- "${
 [ "$rc" -eq 0 ] || fail "pacer (slow, drop) exited $rc: $(cat "$tmp/sd.err")"
 conserved "$tmp/sd.json"
 expect "$tmp/sd.json" 'd["ports"][0]["tx_packets"] == 1' \
-    'd["ports"][0]["dropped"]["horizon"] == 299' \
+    'd["ports"][0]["drop_horizon"] == 299' \
     'd["ports"][0]["dropped_total"] == 299'
 prefix="$prefix-cap"
 run_pacer sc $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/sc.pcap") -- "${slow[@]}" --horizon-policy cap
@@ -82,8 +82,8 @@ run_pacer a $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/a.pcap") -- \
 conserved "$tmp/a.json"
 expect "$tmp/a.json" '101 <= d["ports"][0]["tx_packets"] <= 111' \
     'd["ports"][0]["staged_total"] >= 98' \
-    'd["ports"][0]["dropped"]["horizon"] == 300 - d["ports"][0]["tx_packets"]' \
-    'd["ports"][0]["dropped_total"] == d["ports"][0]["dropped"]["horizon"]'
+    'd["ports"][0]["drop_horizon"] == 300 - d["ports"][0]["tx_packets"]' \
+    'd["ports"][0]["dropped_total"] == d["ports"][0]["drop_horizon"]'
 "$stat" --json --time-scale "$(pcap_scale "$tmp/a.json")" "$tmp/a.pcap" >"$tmp/as.json"
 stall=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ports"][0]["stage_stall_ns"])' "$tmp/a.json")
 expect "$tmp/as.json" "d['duration_ns'] <= 101e6 + $stall" 'd["seq_errors"] == 0'

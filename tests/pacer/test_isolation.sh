@@ -203,8 +203,8 @@ bg_pacer dr "$tmp/dr.pcap" 3000 drop_action
 if ran dr 6; then
     expect "$tmp/dr.json" 'd["ports"][0]["rx_packets"] == 1000' \
         'd["ports"][0]["queued"] == 0' 'd["ports"][0]["staged"] == 0' \
-        'd["ports"][0]["dropped"]["shutdown"] > 10' \
-        'd["ports"][0]["tx_packets"] + d["ports"][0]["dropped"]["shutdown"] == 1000' ||
+        'd["ports"][0]["drop_shutdown"] > 10' \
+        'd["ports"][0]["tx_packets"] + d["ports"][0]["drop_shutdown"] == 1000' ||
         note "6: staged packets not dropped at shutdown"
 fi
 

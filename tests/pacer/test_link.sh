@@ -109,9 +109,9 @@ down_s=$(python3 -c "print(($t_up - $t_down) / 1e9)")
 expect "$tmp/l.json" 'd["ports"][1]["link_changes"] == 2' 'd["ports"][0]["link_changes"] == 0' \
     'd["ports"][1]["link"] == "up"' \
     'd["ports"][1]["rx_packets"] == 0' \
-    "1250 * ($down_s - 0.2) <= d['ports'][1]['dropped']['link_down'] <= 1250 * ($down_s + 0.2)" \
-    'd["ports"][1]["tx_packets"] + d["ports"][1]["dropped"]["link_down"] == 5000' \
-    'd["ports"][1]["dropped_total"] == d["ports"][1]["dropped"]["link_down"]'
+    "1250 * ($down_s - 0.2) <= d['ports'][1]['drop_link_down'] <= 1250 * ($down_s + 0.2)" \
+    'd["ports"][1]["tx_packets"] + d["ports"][1]["drop_link_down"] == 5000' \
+    'd["ports"][1]["dropped_total"] == d["ports"][1]["drop_link_down"]'
 "$stat" --json "$tmp/after.pcap" >"$tmp/after.json"
 expect "$tmp/after.json" 'd["packets"] >= 1000' 'd["seq_errors"] == 0'
 # ls_rate's left-out frames: no more than pacer counted late on port 1,
@@ -124,4 +124,4 @@ python3 "$tmp/last.py" "$tmp/in.pcap" "$tmp/after.pcap" ||
 python3 -c "
 import json
 d = json.load(open('$tmp/l.json'))['ports'][1]; s = json.load(open('$tmp/after.json'))
-print('ok: link down %.2f s: %d dropped as link_down, %d sent; after the up %d frames at %.0f bit/s' % ($down_s, d['dropped']['link_down'], d['tx_packets'], s['packets'], $bps))"
+print('ok: link down %.2f s: %d dropped as link_down, %d sent; after the up %d frames at %.0f bit/s' % ($down_s, d['drop_link_down'], d['tx_packets'], s['packets'], $bps))"

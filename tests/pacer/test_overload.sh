@@ -19,10 +19,10 @@ timeout --preserve-status -k 20 -s INT 2.5 "$pacer" $(eal "net_pcap0,rx_pcap=$tm
     --stats-json "$tmp/o.json" >"$tmp/o.out" 2>"$tmp/o.err" || rc=$?
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/o.err")"
 conserved "$tmp/o.json"
-expect "$tmp/o.json" 'd["ports"][0]["dropped"]["horizon"] > 100 * d["ports"][0]["tx_packets"]' \
-    'd["ports"][0]["dropped_total"] == d["ports"][0]["dropped"]["horizon"]' \
+expect "$tmp/o.json" 'd["ports"][0]["drop_horizon"] > 100 * d["ports"][0]["tx_packets"]' \
+    'd["ports"][0]["dropped_total"] == d["ports"][0]["drop_horizon"]' \
     'd["ports"][0]["tx_packets"] > 2000'
 # skip the first horizon's worth (200 ms at 10 mbit/s: 250 frames)
 "$stat" --json --skip 250 --time-scale "$(pcap_scale "$tmp/o.json")" "$tmp/out.pcap" >"$tmp/s.json"
 expect "$tmp/s.json" 'abs(d["rate_bps"] - 10e6) <= 0.01 * 10e6'
-python3 -c "import json; d=json.load(open('$tmp/o.json'))['ports'][0]; s=json.load(open('$tmp/s.json')); print('ok: %d sent at %.0f bit/s, %d dropped beyond the horizon' % (d['tx_packets'], s['rate_bps'], d['dropped']['horizon']))"
+python3 -c "import json; d=json.load(open('$tmp/o.json'))['ports'][0]; s=json.load(open('$tmp/s.json')); print('ok: %d sent at %.0f bit/s, %d dropped beyond the horizon' % (d['tx_packets'], s['rate_bps'], d['drop_horizon']))"

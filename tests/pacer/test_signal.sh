@@ -55,9 +55,9 @@ for mode in drain drop double again; do
             'd["ports"][0]["dropped_total"] == 0'
         grep -q "sending what is queued on time" "$tmp/$mode.err" || fail "$mode: no message"
     else
-        expect "$tmp/$mode.json" 'd["ports"][0]["dropped"]["shutdown"] > 100' \
-            'd["ports"][0]["dropped_total"] == d["ports"][0]["dropped"]["shutdown"]' \
-            'd["ports"][0]["tx_packets"] + d["ports"][0]["dropped"]["shutdown"] == 400'
+        expect "$tmp/$mode.json" 'd["ports"][0]["drop_shutdown"] > 100' \
+            'd["ports"][0]["dropped_total"] == d["ports"][0]["drop_shutdown"]' \
+            'd["ports"][0]["tx_packets"] + d["ports"][0]["drop_shutdown"] == 400'
         grep -q "dropping what is queued" "$tmp/$mode.err" || fail "$mode: no message"
     fi
     capture_check "$mode: capture" "$tmp/$mode.json" 0 "$tmp/$mode.pcap" "$tmp/$mode.s.json"
@@ -65,5 +65,5 @@ for mode in drain drop double again; do
         "${rate%mbit}e6" 0.01
     windows_judge "$mode: one flow at $rate" "$tmp/$mode.json" 0 1514 "$tmp/$mode.pcap" \
         "flow:flows:all:$rate"
-    echo "ok: $mode: $(python3 -c "import json; p=json.load(open('$tmp/$mode.json'))['ports'][0]; print('tx', p['tx_packets'], 'shutdown drops', p['dropped']['shutdown'])")"
+    echo "ok: $mode: $(python3 -c "import json; p=json.load(open('$tmp/$mode.json'))['ports'][0]; print('tx', p['tx_packets'], 'shutdown drops', p['drop_shutdown'])")"
 done

@@ -27,8 +27,8 @@ conserved "$tmp/f.json"
 expect "$tmp/f.json" 'd["ports"][0]["rx_packets"] == 2000' \
     'd["ports"][0]["wheel"]["horizon_cap"] == 1999' \
     'd["ports"][0]["wheel"]["spill"] == 512' \
-    'd["ports"][0]["dropped"]["spill"] == 1999 - 2 * 512' \
-    'd["ports"][0]["dropped_total"] == d["ports"][0]["dropped"]["spill"]' \
+    'd["ports"][0]["drop_wheel_full"] == 1999 - 2 * 512' \
+    'd["ports"][0]["dropped_total"] == d["ports"][0]["drop_wheel_full"]' \
     'd["ports"][0]["tx_packets"] == 1 + 2 * 512'
 same_frames "$tmp/out.pcap" "$tmp/first.pcap"
 echo "ok: 2000 in, 1999 capped into one slot, 512 spilled, 975 dropped (both slots full), 1025 sent in order"

@@ -21,7 +21,7 @@ grep -q "test hook: accepts 20 packets" "$tmp/t.err" || fail "hook not active: $
 conserved "$tmp/t.json"
 expect "$tmp/t.json" 'd["ports"][0]["tx_packets"] == 20' \
     'd["ports"][0]["tx_retry"] > 0' \
-    'd["ports"][0]["dropped"]["tx_drop"] == 30' \
+    'd["ports"][0]["drop_tx_drop"] == 30' \
     'd["ports"][0]["dropped_total"] == 30'
 [ "$("$stat" --json "$tmp/out.pcap" | python3 -c 'import json,sys; print(json.load(sys.stdin)["packets"])')" = 20 ] ||
     fail "the capture does not hold the 20 frames sent"
