@@ -366,6 +366,21 @@ cmd_quit_parsed(void *res, struct cmdline *cl, void *data)
 	cmdline_quit(cl);
 }
 
+static void
+cmd_reload_parsed(void *res, struct cmdline *cl, void *data)
+{
+	char what[1024], err[1024];
+	int rc;
+
+	RTE_SET_USED(res);
+	RTE_SET_USED(data);
+	rc = pcr_ctl_reload(what, sizeof(what), err, sizeof(err));
+	if (rc == 0)
+		cmdline_printf(cl, "reloaded: %s\n", what);
+	else
+		report(cl, rc, err, NULL);
+}
+
 static cmdline_parse_token_string_t cmd_start_a = STR(cmd_word_result, a, "start");
 static cmdline_parse_inst_t cmd_start = {
 	.f = cmd_start_parsed,
@@ -377,6 +392,12 @@ static cmdline_parse_inst_t cmd_stop = {
 	.f = cmd_stop_parsed,
 	.help_str = "stop: stop forwarding (RX); what is queued still leaves on time",
 	.tokens = { (void *)&cmd_stop_a, NULL },
+};
+static cmdline_parse_token_string_t cmd_reload_a = STR(cmd_word_result, a, "reload");
+static cmdline_parse_inst_t cmd_reload = {
+	.f = cmd_reload_parsed,
+	.help_str = "reload: read --config and the command line's options again and take their rates, horizon, flow-limit and classes (as SIGHUP; all or nothing)",
+	.tokens = { (void *)&cmd_reload_a, NULL },
 };
 static cmdline_parse_token_string_t cmd_quit_a = STR(cmd_word_result, a, "quit");
 static cmdline_parse_inst_t cmd_quit = {
@@ -849,6 +870,7 @@ static cmdline_parse_inst_t cmd_add_class = {
 static cmdline_parse_ctx_t main_ctx[] = {
 	(cmdline_parse_inst_t *)&cmd_start,
 	(cmdline_parse_inst_t *)&cmd_stop,
+	(cmdline_parse_inst_t *)&cmd_reload,
 	(cmdline_parse_inst_t *)&cmd_show_port,
 	(cmdline_parse_inst_t *)&cmd_clear_port,
 	(cmdline_parse_inst_t *)&cmd_show_wheel,

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -591,6 +592,246 @@ pcr_ctl_save_config(const char *path, char *err, size_t errlen)
 		return ERR("%s: %s", path, strerror(errno));
 	PCR_CTL_LOG(INFO, "configuration saved to %s", path);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reload                                                              */
+
+/* @p a and @p b are the same words (a match rule as the file or `add
+ * class` spelled it). */
+static bool
+same_words(const char *a, const char *b)
+{
+	for (;;) {
+		a += strspn(a, SPACES);
+		b += strspn(b, SPACES);
+		size_t la = strcspn(a, SPACES), lb = strcspn(b, SPACES);
+
+		if (la != lb || strncmp(a, b, la) != 0)
+			return false;
+		if (la == 0)
+			return true;
+		a += la;
+		b += lb;
+	}
+}
+
+/* "OLD -> NEW" of a rate, into @p f after @p what, when they differ. */
+static void
+rate_change(FILE *f, const char *what, uint64_t old, uint64_t nw)
+{
+	char a[32], b[32];
+
+	if (old == nw)
+		return;
+	pcr_rate_format(old, a, sizeof(a));
+	pcr_rate_format(nw, b, sizeof(b));
+	fprintf(f, "; %s %s -> %s", what, a, b);
+}
+
+/*
+ * Whether the classes of @p nc can replace the running ones as a restart
+ * would order them: a class keeps its index for good and a new one takes
+ * the next, so the classes kept must be in the same order with the same
+ * match, and the new ones after them. @return 0, or -EINVAL with why.
+ */
+static int
+reload_classes_ok(const struct pcr_config *c, const struct pcr_config *nc,
+		  char *err, size_t errlen)
+{
+	const char *first_new = NULL, *last_name = "default";
+	unsigned int i, n_add = 0;
+	int last = 0;
+
+	for (i = 1; i < nc->n_classes; i++) {
+		const struct pcr_class_conf *n = &nc->classes[i];
+		int id = class_find(c, n->name);
+
+		if (id < 0) {
+			if (first_new == NULL)
+				first_new = n->name;
+			n_add++;
+			continue;
+		}
+		if (first_new != NULL)
+			return ERR("class %s comes after the new class %s: a running pacer adds a class after the others (restart to put it before)",
+				   n->name, first_new);
+		if (id < last)
+			return ERR("classes %s and %s are in the other order (the order rules match in): restart to reorder",
+				   last_name, n->name);
+		if (!same_words(c->classes[id].match_str, n->match_str))
+			return ERR("class %s: match '%s' -> '%s': del class and add class change a running class's rule (or restart)",
+				   n->name, c->classes[id].match_str, n->match_str);
+		last = id;
+		last_name = n->name;
+	}
+	if (c->n_classes + n_add > PCR_MAX_CLASSES)
+		return ERR("%u new classes: %u class indexes are left (%d used since start, deleted ones included)",
+			   n_add, PCR_MAX_CLASSES - c->n_classes, PCR_MAX_CLASSES);
+	return 0;
+}
+
+/* Apply @p nc's rates, orders and classes to the running configuration
+ * (not yet published); what changed into @p f. */
+static void
+reload_apply(struct pcr_config *c, const struct pcr_config *nc, FILE *f)
+{
+	unsigned int i, k;
+	char what[96];
+
+	rate_change(f, "rate", c->rate_bps, nc->rate_bps);
+	rate_change(f, "flow-rate", c->flow_rate_bps, nc->flow_rate_bps);
+	c->rate_bps = nc->rate_bps;
+	c->flow_rate_bps = nc->flow_rate_bps;
+	for (k = 0; k < PCR_MAX_PORTS; k++) {
+		uint64_t old = c->port_rate_set[k] ? c->port_rate_bps[k] : c->rate_bps;
+		uint64_t nw = nc->port_rate_set[k] ? nc->port_rate_bps[k] : nc->rate_bps;
+
+		if (k < pcr_app.n_ports && old != nw) {
+			snprintf(what, sizeof(what), "port %u rate", k);
+			rate_change(f, what, old, nw);
+		}
+		c->port_rate_set[k] = nc->port_rate_set[k];
+		c->port_rate_bps[k] = nc->port_rate_bps[k];
+	}
+	c->max_port_named = RTE_MAX(c->max_port_named, nc->max_port_named);
+	for (i = 0; i < c->n_classes; i++) {
+		struct pcr_class_conf *cl = &c->classes[i];
+		int id = cl->deleted ? -1 : i == 0 ? 0 : class_find(nc, cl->name);
+
+		if (cl->deleted)
+			continue;
+		if (id < 0) {
+			cl->deleted = true;
+			fprintf(f, "; class %s deleted", cl->name);
+			continue;
+		}
+		snprintf(what, sizeof(what), "class %s rate", cl->name);
+		rate_change(f, what, cl->rate_bps, nc->classes[id].rate_bps);
+		snprintf(what, sizeof(what), "class %s flow-rate", cl->name);
+		rate_change(f, what,
+			    cl->flow_rate_set ? cl->flow_rate_bps : c->flow_rate_bps,
+			    nc->classes[id].flow_rate_set ? nc->classes[id].flow_rate_bps :
+							    nc->flow_rate_bps);
+		if (cl->order != nc->classes[id].order)
+			fprintf(f, "; class %s order %s -> %s", cl->name,
+				pcr_order_name(cl->order),
+				pcr_order_name(nc->classes[id].order));
+		cl->rate_bps = nc->classes[id].rate_bps;
+		cl->flow_rate_bps = nc->classes[id].flow_rate_bps;
+		cl->flow_rate_set = nc->classes[id].flow_rate_set;
+		cl->order = nc->classes[id].order;
+	}
+	for (i = 1; i < nc->n_classes; i++)
+		if (class_find(c, nc->classes[i].name) < 0) {
+			c->classes[c->n_classes++] = nc->classes[i];
+			fprintf(f, "; class %s added (match %s)", nc->classes[i].name,
+				nc->classes[i].match_str);
+		}
+}
+
+int
+pcr_ctl_reload(char *what, size_t whatlen, char *err, size_t errlen)
+{
+	struct pcr_config *c = &pcr_app.cfg;
+	struct pcr_config *nc = calloc(1, sizeof(*nc));
+	struct pcr_config *saved = malloc(sizeof(*saved));
+	char *ebuf = NULL, *sbuf = NULL, ms[32];
+	size_t elen = 0, slen = 0;
+	FILE *ef = open_memstream(&ebuf, &elen);
+	FILE *sf = open_memstream(&sbuf, &slen);
+	const char *pol;
+	int rc = -EINVAL, n;
+
+	what[0] = '\0';
+	if (nc == NULL || saved == NULL || ef == NULL || sf == NULL) {
+		(void)ERR("not reloaded: out of memory");
+		goto out;
+	}
+	if (pcr_app.argv == NULL) {
+		(void)ERR("not reloaded: no command line to read again");
+		goto out;
+	}
+	/* the file and the command line, as at start */
+	pcr_options_errors_to(ef);
+	n = pcr_options_parse(pcr_app.argc, pcr_app.argv, nc);
+	pcr_options_errors_to(NULL);
+	if (n == 0)
+		n = pcr_options_restart_diff(c, nc, ef) != 0 ? 2 : 0;
+	fflush(ef);
+	if (n != 0) {
+		/* the parser's first message, without its "pacer: " */
+		char *m = ebuf != NULL ? ebuf : "";
+
+		if (strncmp(m, "pacer: ", 7) == 0)
+			m += 7;
+		m[strcspn(m, "\n")] = '\0';
+		if (n == 2)
+			(void)ERR("not reloaded: %s: a running pacer keeps these until a restart",
+			    m);
+		else
+			(void)ERR("not reloaded: %s", m[0] != '\0' ? m : "bad options");
+		goto out;
+	}
+	if (reload_classes_ok(c, nc, err, errlen) != 0) {
+		char e[512];
+
+		snprintf(e, sizeof(e), "%s", err);
+		(void)ERR("not reloaded: %s", e);
+		goto out;
+	}
+	/* the horizon first: the one change that can fail for its own
+	 * reason (the wheels' reach); everything else only for memory */
+	pol = nc->horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop";
+	if (nc->horizon_ms != c->horizon_ms || nc->horizon_policy != c->horizon_policy) {
+		char e[256];
+
+		fprintf(sf, "; horizon %" PRIu64 " ms %s -> %" PRIu64 " ms %s",
+			c->horizon_ms,
+			c->horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop",
+			nc->horizon_ms, pol);
+		snprintf(ms, sizeof(ms), "%" PRIu64, nc->horizon_ms);
+		if (pcr_ctl_set_horizon(ms, pol, e, sizeof(e)) != 0) {
+			(void)ERR("not reloaded: %s", e);
+			goto out;
+		}
+	}
+	*saved = *c;
+	reload_apply(c, nc, sf);
+	rc = pcr_rates_publish(&pcr_app);
+	if (rc == 0) {
+		rc = pcr_classtab_publish(&pcr_app);
+		if (rc != 0) {
+			*c = *saved;
+			pcr_rates_publish(&pcr_app);
+		}
+	} else {
+		*c = *saved;
+	}
+	if (rc != 0) {
+		(void)ERR("not reloaded: %s (the horizon is the file's already)",
+		    strerror(-rc));
+		goto out;
+	}
+	if (nc->flow_limit != c->flow_limit)
+		fprintf(sf, "; flow-limit %" PRIu64 " -> %" PRIu64, c->flow_limit,
+			nc->flow_limit);
+	__atomic_store_n(&c->flow_limit, nc->flow_limit, __ATOMIC_RELAXED);
+	fflush(sf);
+	snprintf(what, whatlen, "%s",
+		 sbuf != NULL && slen > 2 ? sbuf + 2 : "no change");
+	PCR_CTL_LOG(NOTICE, "reloaded: %s", what);
+	rc = 0;
+out:
+	if (ef != NULL)
+		fclose(ef);
+	if (sf != NULL)
+		fclose(sf);
+	free(ebuf);
+	free(sbuf);
+	free(saved);
+	free(nc);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */

@@ -38,6 +38,16 @@ int pcr_ctl_set_horizon(const char *ms, const char *policy, char *err,
 			size_t errlen);
 int pcr_ctl_set_flow_limit(const char *pkts, char *err, size_t errlen);
 int pcr_ctl_save_config(const char *path, char *err, size_t errlen);
+/**
+ * Read the configuration again as pacer was started (--config FILE, then
+ * the command line's options over it) and make the running pacer match
+ * it: rates, per-port rates, flow rates, horizon, flow-limit and the
+ * classes (rates, orders; classes gone are deleted, new ones added). All
+ * or nothing: a file that does not parse, an option that needs a restart
+ * changed, or classes reordered or rematched change nothing and say why
+ * in @p err. @p what gets a summary of what changed.
+ */
+int pcr_ctl_reload(char *what, size_t whatlen, char *err, size_t errlen);
 
 void pcr_classtab_free(struct pcr_app *a);
 

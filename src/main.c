@@ -43,6 +43,7 @@ struct pcr_app pcr_app;
 RTE_LOG_REGISTER(pcr_logtype, pacer.main, INFO);
 
 static volatile sig_atomic_t signals_seen;
+static volatile sig_atomic_t reloads_asked; /* SIGHUP: reload */
 static bool pdump_on; /* rte_pdump_init() worked: uninit at exit */
 
 /* signals closer together than this are one request (see control_loop) */
@@ -53,6 +54,13 @@ on_signal(int sig)
 {
 	(void)sig;
 	signals_seen++;
+}
+
+static void
+on_sighup(int sig)
+{
+	(void)sig;
+	reloads_asked++;
 }
 
 /*
@@ -761,7 +769,7 @@ control_loop(struct pcr_app *a)
 	bool script_running = c->cmdline_file[0] != '\0';
 	bool fwd_decided = false, quit_seen = false;
 	uint64_t first_signal_tsc = 0;
-	int handled = 0;
+	int handled = 0, reloads_done = 0;
 
 	snap = malloc(sizeof(*snap));
 	prev = malloc(sizeof(*prev));
@@ -790,6 +798,15 @@ control_loop(struct pcr_app *a)
 					__atomic_store_n(&a->forwarding, true,
 							 __ATOMIC_RELEASE);
 			}
+		}
+		if (reloads_asked != reloads_done) {
+			/* SIGHUP (systemctl reload): as the reload command */
+			char what[1024], err[1024];
+
+			reloads_done = reloads_asked;
+			/* the control layer logs what a reload changed */
+			if (pcr_ctl_reload(what, sizeof(what), err, sizeof(err)) != 0)
+				PCR_LOG(ERR, "SIGHUP: %s", err);
 		}
 		st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
 		now = rte_rdtsc();
@@ -911,6 +928,12 @@ main(int argc, char **argv)
 
 		app_argv[0] = argv[0];
 		rc = pcr_options_parse(app_argc, app_argv, &a->cfg);
+		/* for reload: the EAL may rewrite argv's slots, not the strings */
+		a->argv = calloc((size_t)app_argc + 1, sizeof(*a->argv));
+		if (a->argv != NULL) {
+			memcpy(a->argv, app_argv, (size_t)app_argc * sizeof(*a->argv));
+			a->argc = app_argc;
+		}
 		app_argv[0] = saved;
 		if (rc > 0)
 			return 0;
@@ -921,6 +944,7 @@ main(int argc, char **argv)
 	/* from here on a signal stops the run cleanly, however early */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_sighup);
 
 	/* before rte_eal_init(): runs after the EAL's own atexit handlers */
 	atexit(runtime_dir_remove);

@@ -33,66 +33,78 @@ struct opt_def {
 	uint64_t min, max;
 	const char *arg;
 	const char *help;
+	bool live;            /* a reload changes it in a running pacer */
 };
+
+/* Where messages about bad input go: stderr at start, a reload's reply
+ * at run time (pcr_options_errors_to()). */
+static FILE *err_out;
+#define ERR_OUT (err_out != NULL ? err_out : stderr)
+
+void
+pcr_options_errors_to(FILE *f)
+{
+	err_out = f;
+}
 
 #define OFF(f) offsetof(struct pcr_config, f)
 
 static const struct opt_def opt_defs[] = {
 	{ "rate", K_RATE, OFF(rate_bps), 0, 0, "RATE",
-	  "aggregate rate per egress port (tc units: 100mbit, 2.5gbit, 64000; 0/unlimited = none) [unlimited]" },
+	  "aggregate rate per egress port (tc units: 100mbit, 2.5gbit, 64000; 0/unlimited = none) [unlimited]", true },
 	{ "flow-rate", K_RATE, OFF(flow_rate_bps), 0, 0, "RATE",
-	  "default per-flow rate [unlimited]" },
+	  "default per-flow rate [unlimited]", true },
 	{ "burst", K_SIZE, OFF(burst), 0, 1ull << 30, "BYTES",
-	  "credit an idle policy may bank [1514, one 1500-byte MTU frame]" },
+	  "credit an idle policy may bank [1514, one 1500-byte MTU frame]", false },
 	{ "wire-overhead", K_U64, OFF(wire_overhead), 0, 256, "BYTES",
-	  "bytes added to each frame when counting rate (24 = preamble, FCS, IFG) [0]" },
+	  "bytes added to each frame when counting rate (24 = preamble, FCS, IFG) [0]", false },
 	{ "slot", K_U64, OFF(slot_ns), 250, 1000000, "NS",
-	  "timing wheel slot width (granularity) [1000]" },
+	  "timing wheel slot width (granularity) [1000]", false },
 	{ "horizon", K_U64, OFF(horizon_ms), 1, 60000, "MS",
-	  "furthest departure accepted [2000]" },
+	  "furthest departure accepted [2000]", true },
 	{ "horizon-policy", K_HPOL, OFF(horizon_policy), 0, 0, "drop|cap",
-	  "beyond the horizon: drop, or send at the horizon [drop]" },
+	  "beyond the horizon: drop, or send at the horizon [drop]", true },
 	{ "flow-limit", K_U64, OFF(flow_limit), 0, UINT32_MAX, "PKTS",
-	  "most packets one flow may have queued, 0 = no limit [0]" },
+	  "most packets one flow may have queued, 0 = no limit [0]", true },
 	{ "mbufs", K_U64, OFF(mbufs), 0, (1ull << 26) - 1, "N",
-	  "mbuf pool size, 0 = a full horizon of 1500-byte frames at 1 gbit/s, or what of it the EAL's memory holds beside the flow tables and wheels [0]" },
+	  "mbuf pool size, 0 = a full horizon of 1500-byte frames at 1 gbit/s, or what of it the EAL's memory holds beside the flow tables and wheels [0]", false },
 	{ "exit-on-idle", K_U64, OFF(exit_on_idle_ms), 0, 1ull << 40, "MS",
-	  "stop once nothing arrived for MS and all is sent, 0 = never [0]" },
+	  "stop once nothing arrived for MS and all is sent, 0 = never [0]", false },
 	{ "control-socket", K_PATH, OFF(control_socket), 0, 0, "PATH",
-	  "serve the prompt's commands on this UNIX socket (pacerctl), root-only; none = no socket [pacer.sock in the EAL runtime directory]" },
+	  "serve the prompt's commands on this UNIX socket (pacerctl), root-only; none = no socket [pacer.sock in the EAL runtime directory]", false },
 	{ "stats-json", K_PATH, OFF(stats_json), 0, 0, "FILE",
-	  "write the final statistics as JSON to FILE" },
+	  "write the final statistics as JSON to FILE", false },
 	{ "stats-period", K_U64, OFF(stats_period_s), 0, 86400, "S",
-	  "print a statistics line every S seconds, 0 = never [0]" },
+	  "print a statistics line every S seconds, 0 = never [0]", false },
 	{ "drain-on-exit", K_BOOL, OFF(drain_on_exit), 0, 0, "yes|no",
-	  "on SIGINT/SIGTERM send what is queued on time (yes) or drop it [yes]" },
+	  "on SIGINT/SIGTERM send what is queued on time (yes) or drop it [yes]", false },
 	{ "tx-hold", K_U64, OFF(tx_hold_ms), 1, 600000, "MS",
-	  "drop packets the port has refused for this long [100]" },
+	  "drop packets the port has refused for this long [100]", false },
 	{ "max-flows", K_U64, OFF(max_flows), 8, 1ull << 28, "N",
-	  "flow table entries per RX lcore [1048576]" },
+	  "flow table entries per RX lcore [1048576]", false },
 	{ "flow-idle", K_U64, OFF(flow_idle_ms), 1, 86400000, "MS",
-	  "age out flows idle for this long [3000]" },
-	{ "rxd", K_U64, OFF(rxd), 32, 32768, "N", "RX descriptors per queue [1024]" },
-	{ "txd", K_U64, OFF(txd), 32, 32768, "N", "TX descriptors per queue [1024]" },
+	  "age out flows idle for this long [3000]", false },
+	{ "rxd", K_U64, OFF(rxd), 32, 32768, "N", "RX descriptors per queue [1024]", false },
+	{ "txd", K_U64, OFF(txd), 32, 32768, "N", "TX descriptors per queue [1024]", false },
 	{ "tsc-calib", K_U64, OFF(tsc_calib_ms), PCR_CLOCK_CALIB_MS_MIN,
 	  PCR_CLOCK_CALIB_MS_MAX, "MS",
-	  "measure the TSC against CLOCK_MONOTONIC_RAW for MS at start [100]" },
+	  "measure the TSC against CLOCK_MONOTONIC_RAW for MS at start [100]", false },
 	{ "tsc-measure", K_BOOL, OFF(tsc_measure), 0, 0, "yes|no",
-	  "pace with the measured TSC frequency (no: the EAL's estimate, still measured and reported) [yes]" },
+	  "pace with the measured TSC frequency (no: the EAL's estimate, still measured and reported) [yes]", false },
 	{ "clock-period", K_U64, OFF(clock_period_ms), 10, 60000, "MS",
-	  "re-measure the TSC (and fit NIC clocks) this often [1000]" },
+	  "re-measure the TSC (and fit NIC clocks) this often [1000]", false },
 	{ "offload-horizon", K_U64, OFF(offload_horizon_us), 0, 1000000, "US",
-	  "hand packets to a NIC with send-on-timestamp this far ahead of departure, 0 = off [0]" },
+	  "hand packets to a NIC with send-on-timestamp this far ahead of departure, 0 = off [0]", false },
 	{ "stage-lead", K_U64, OFF(stage_lead_us), 0, 100000, "US",
-	  "under a backlog, hold each flow's packets and stamp the next one, round robin by bytes among flows (as fq), at most this long before it can leave; at least --offload-horizon; 0 = stamp every packet on arrival (first come, first served) [500]" },
+	  "under a backlog, hold each flow's packets and stamp the next one, round robin by bytes among flows (as fq), at most this long before it can leave; at least --offload-horizon; 0 = stamp every packet on arrival (first come, first served) [500]", false },
 	{ "stage-lead-min", K_U64, OFF(stage_lead_min_us), 0, 100000, "US",
-	  "the shortest staging lead: between this and --stage-lead, the lead each 100 ms is the shortest that the gaps between the RX loop's passes leave the link idle for at most 0.01 % of the time; --stage-lead or more fixes it (raised to --offload-horizon) [20]" },
+	  "the shortest staging lead: between this and --stage-lead, the lead each 100 ms is the shortest that the gaps between the RX loop's passes leave the link idle for at most 0.01 % of the time; --stage-lead or more fixes it (raised to --offload-horizon) [20]", false },
 	{ "order-guard", K_U64, OFF(guard_ms), 0, 60000, "MS",
-	  "in a class of completion order, a held flow not stamped for MS goes ahead of every rank for --order-guard-frames frames, 0 = never [100]" },
+	  "in a class of completion order, a held flow not stamped for MS goes ahead of every rank for --order-guard-frames frames, 0 = never [100]", false },
 	{ "order-guard-frames", K_U64, OFF(guard_frames), 1, 255, "N",
-	  "frames the starvation guard sends ahead of every rank [16]" },
+	  "frames the starvation guard sends ahead of every rank [16]", false },
 	{ "nic-clock-bits", K_U64, OFF(nic_clock_bits), 1, 64, "N",
-	  "width of the NIC clock counter rte_eth_read_clock() reads [64]" },
+	  "width of the NIC clock counter rte_eth_read_clock() reads [64]", false },
 };
 
 #define N_OPTS RTE_DIM(opt_defs)
@@ -250,7 +262,7 @@ set_value(struct pcr_config *c, const struct opt_def *d, const char *val,
 	}
 	snprintf(err, sizeof(err), "internal: unknown kind");
 bad:
-	fprintf(stderr, "pacer: %s: %s\n", where, err);
+	fprintf(ERR_OUT, "pacer: %s: %s\n", where, err);
 	return -1;
 }
 
@@ -281,7 +293,7 @@ load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 	while (*name == ' ' || *name == '\t')
 		name++;
 	if (!pcr_class_name_ok(name)) {
-		fprintf(stderr, "pacer: %s: [%s]: class name '%s': %s\n", file,
+		fprintf(ERR_OUT, "pacer: %s: [%s]: class name '%s': %s\n", file,
 			sect, name, PCR_CLASS_NAME_RULE);
 		return -1;
 	}
@@ -291,12 +303,12 @@ load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 	} else {
 		for (i = 1; i < c->n_classes; i++)
 			if (strcmp(c->classes[i].name, name) == 0) {
-				fprintf(stderr, "pacer: %s: class '%s' defined twice\n",
+				fprintf(ERR_OUT, "pacer: %s: class '%s' defined twice\n",
 					file, name);
 				return -1;
 			}
 		if (c->n_classes >= PCR_MAX_CLASSES) {
-			fprintf(stderr, "pacer: %s: more than %d classes\n", file,
+			fprintf(ERR_OUT, "pacer: %s: more than %d classes\n", file,
 				PCR_MAX_CLASSES - 1);
 			return -1;
 		}
@@ -306,7 +318,7 @@ load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 	}
 	n = rte_cfgfile_section_num_entries(cf, sect);
 	if (n < 0 || n > (int)RTE_DIM(ent)) {
-		fprintf(stderr, "pacer: %s: [%s]: more than %zu keys\n",
+		fprintf(ERR_OUT, "pacer: %s: [%s]: more than %zu keys\n",
 			file, sect, RTE_DIM(ent));
 		return -1;
 	}
@@ -319,14 +331,14 @@ load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 			 ent[i].name);
 		if (strcmp(ent[i].name, "match") == 0) {
 			if (is_default) {
-				fprintf(stderr,
+				fprintf(ERR_OUT,
 					"pacer: %s: the default class takes what no other class matches; it has no match\n",
 					where);
 				return -1;
 			}
 			if (pcr_match_parse(ent[i].value, &cl->match, err,
 					    sizeof(err)) != 0) {
-				fprintf(stderr, "pacer: %s: %s\n", where, err);
+				fprintf(ERR_OUT, "pacer: %s: %s\n", where, err);
 				return -1;
 			}
 			snprintf(cl->match_str, sizeof(cl->match_str), "%s",
@@ -336,7 +348,7 @@ load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 			   strcmp(ent[i].name, "flow-rate") == 0) {
 			if (pcr_rate_parse(ent[i].value, &v, err,
 					   sizeof(err)) != 0) {
-				fprintf(stderr, "pacer: %s: %s\n", where, err);
+				fprintf(ERR_OUT, "pacer: %s: %s\n", where, err);
 				return -1;
 			}
 			if (ent[i].name[0] == 'r') {
@@ -347,20 +359,20 @@ load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 			}
 		} else if (strcmp(ent[i].name, "order") == 0) {
 			if (pcr_order_parse(ent[i].value, &cl->order) != 0) {
-				fprintf(stderr,
+				fprintf(ERR_OUT,
 					"pacer: %s: '%s': the order is fair or completion\n",
 					where, ent[i].value);
 				return -1;
 			}
 		} else {
-			fprintf(stderr,
+			fprintf(ERR_OUT,
 				"pacer: %s: unknown key (a class has match, rate, flow-rate, order)\n",
 				where);
 			return -1;
 		}
 	}
 	if (!is_default && !has_match) {
-		fprintf(stderr, "pacer: %s: [%s] has no match rule\n", file,
+		fprintf(ERR_OUT, "pacer: %s: [%s] has no match rule\n", file,
 			sect);
 		return -1;
 	}
@@ -378,13 +390,13 @@ load_port(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 
 	if (pcr_u64_parse(sect + strlen("port "), 0, PCR_MAX_PORTS - 1, &port,
 			  err, sizeof(err)) != 0) {
-		fprintf(stderr, "pacer: %s: [%s]: port number %s\n", file, sect,
+		fprintf(ERR_OUT, "pacer: %s: [%s]: port number %s\n", file, sect,
 			err);
 		return -1;
 	}
 	n = rte_cfgfile_section_num_entries(cf, sect);
 	if (n < 0 || n > (int)RTE_DIM(ent)) {
-		fprintf(stderr, "pacer: %s: [%s]: more than %zu keys\n",
+		fprintf(ERR_OUT, "pacer: %s: [%s]: more than %zu keys\n",
 			file, sect, RTE_DIM(ent));
 		return -1;
 	}
@@ -393,12 +405,12 @@ load_port(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 		snprintf(where, sizeof(where), "%.200s: [%.64s] %.64s", file, sect,
 			 ent[i].name);
 		if (strcmp(ent[i].name, "rate") != 0) {
-			fprintf(stderr, "pacer: %s: unknown key (a port has rate)\n",
+			fprintf(ERR_OUT, "pacer: %s: unknown key (a port has rate)\n",
 				where);
 			return -1;
 		}
 		if (pcr_rate_parse(ent[i].value, &v, err, sizeof(err)) != 0) {
-			fprintf(stderr, "pacer: %s: %s\n", where, err);
+			fprintf(ERR_OUT, "pacer: %s: %s\n", where, err);
 			return -1;
 		}
 		c->port_rate_set[port] = true;
@@ -426,7 +438,7 @@ check_syntax(FILE *fp, const char *file)
 
 		no++;
 		if (strchr(line, '\n') == NULL && !feof(fp)) {
-			fprintf(stderr, "pacer: %s:%u: line longer than %zu characters\n",
+			fprintf(ERR_OUT, "pacer: %s:%u: line longer than %zu characters\n",
 				file, no, sizeof(line) - 2);
 			return -1;
 		}
@@ -440,7 +452,7 @@ check_syntax(FILE *fp, const char *file)
 			continue;
 		if (*p == '[') {
 			if (end[-1] != ']' || end - p < 3) {
-				fprintf(stderr, "pacer: %s:%u: '%s': a section is [name]\n",
+				fprintf(ERR_OUT, "pacer: %s:%u: '%s': a section is [name]\n",
 					file, no, p);
 				return -1;
 			}
@@ -448,13 +460,13 @@ check_syntax(FILE *fp, const char *file)
 			continue;
 		}
 		if (strchr(p, '=') == NULL || *p == '=') {
-			fprintf(stderr,
+			fprintf(ERR_OUT,
 				"pacer: %s:%u: '%s': not [section], key = value or a ; comment\n",
 				file, no, p);
 			return -1;
 		}
 		if (!in_section) {
-			fprintf(stderr, "pacer: %s:%u: '%s' comes before any [section]\n",
+			fprintf(ERR_OUT, "pacer: %s:%u: '%s' comes before any [section]\n",
 				file, no, p);
 			return -1;
 		}
@@ -472,7 +484,7 @@ load_config(struct pcr_config *c, const char *file)
 
 	probe = fopen(file, "r");
 	if (probe == NULL) {
-		fprintf(stderr, "pacer: --config %s: %s\n", file,
+		fprintf(ERR_OUT, "pacer: --config %s: %s\n", file,
 			strerror(errno));
 		return -1;
 	}
@@ -483,7 +495,7 @@ load_config(struct pcr_config *c, const char *file)
 	rc = -1;
 	cf = rte_cfgfile_load(file, 0);
 	if (cf == NULL) {
-		fprintf(stderr,
+		fprintf(ERR_OUT,
 			"pacer: --config %s: not a valid INI file (a line that is not [section], key = value or a ; comment)\n",
 			file);
 		return -1;
@@ -511,7 +523,7 @@ load_config(struct pcr_config *c, const char *file)
 			if (m >= 0 && m <= (int)RTE_DIM(ent))
 				m = rte_cfgfile_section_entries(cf, s, ent, m);
 			if (m < 0 || m > (int)RTE_DIM(ent)) {
-				fprintf(stderr, "pacer: %s: [pacer]: too many entries\n",
+				fprintf(ERR_OUT, "pacer: %s: [pacer]: too many entries\n",
 					file);
 				goto out;
 			}
@@ -522,7 +534,7 @@ load_config(struct pcr_config *c, const char *file)
 				snprintf(where, sizeof(where), "%.200s: [pacer] %.64s",
 					 file, ent[k].name);
 				if (d == NULL) {
-					fprintf(stderr,
+					fprintf(ERR_OUT,
 						"pacer: %s: unknown key (see pacer --help; keys are the long options)\n",
 						where);
 					goto out;
@@ -538,7 +550,7 @@ load_config(struct pcr_config *c, const char *file)
 			if (load_port(c, cf, s, file) != 0)
 				goto out;
 		} else {
-			fprintf(stderr,
+			fprintf(ERR_OUT,
 				"pacer: %s: unknown section [%s] (pacer, port N, class NAME)\n",
 				file, s);
 			goto out;
@@ -593,13 +605,13 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 			FILE *fp = fopen(optarg, "r");
 
 			if (fp == NULL) {
-				fprintf(stderr, "pacer: --cmdline-file %s: %s\n",
+				fprintf(ERR_OUT, "pacer: --cmdline-file %s: %s\n",
 					optarg, strerror(errno));
 				return -1;
 			}
 			fclose(fp);
 			if (strlen(optarg) >= sizeof(c->cmdline_file)) {
-				fprintf(stderr, "pacer: --cmdline-file: path too long\n");
+				fprintf(ERR_OUT, "pacer: --cmdline-file: path too long\n");
 				return -1;
 			}
 			snprintf(c->cmdline_file, sizeof(c->cmdline_file), "%s",
@@ -614,11 +626,11 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 				 optarg);
 			break;
 		case ':':
-			fprintf(stderr, "pacer: option '%s' needs a value\n",
+			fprintf(ERR_OUT, "pacer: option '%s' needs a value\n",
 				argv[optind - 1]);
 			return -1;
 		case '?':
-			fprintf(stderr,
+			fprintf(ERR_OUT,
 				"pacer: unknown option '%s' (see --help)\n",
 				argv[optind - 1]);
 			return -1;
@@ -627,7 +639,7 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "pacer: unexpected argument '%s' (see --help)\n",
+		fprintf(ERR_OUT, "pacer: unexpected argument '%s' (see --help)\n",
 			argv[optind]);
 		return -1;
 	}
@@ -652,19 +664,86 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 		}
 	}
 	if (strlen(c->control_socket) >= sizeof(((struct sockaddr_un *)0)->sun_path) - 1) {
-		fprintf(stderr,
+		fprintf(ERR_OUT,
 			"pacer: --control-socket: '%s' is longer than a UNIX socket path takes (%zu bytes)\n",
 			c->control_socket, sizeof(((struct sockaddr_un *)0)->sun_path) - 2);
 		return -1;
 	}
 	if (c->stage_lead_us != 0 && c->stage_lead_us < c->offload_horizon_us) {
-		fprintf(stderr,
+		fprintf(ERR_OUT,
 			"pacer: stage-lead %" PRIu64 " us is shorter than offload-horizon %" PRIu64
 			" us: a packet stamped that close to its time reaches the NIC late (raise stage-lead, or 0 for no staging)\n",
 			c->stage_lead_us, c->offload_horizon_us);
 		return -1;
 	}
 	return 0;
+}
+
+static void rate_write(FILE *f, uint64_t bps);
+
+/* Option @p d's value at @p p as the configuration file takes it back. */
+static void
+value_write(FILE *f, const struct opt_def *d, const void *p)
+{
+	switch (d->kind) {
+	case K_RATE:
+		rate_write(f, *(const uint64_t *)p);
+		break;
+	case K_SIZE:
+	case K_U64:
+		fprintf(f, "%" PRIu64, *(const uint64_t *)p);
+		break;
+	case K_HPOL:
+		fprintf(f, "%s", *(const enum pcr_wheel_horizon_policy *)p ==
+					 PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
+		break;
+	case K_BOOL:
+		fprintf(f, "%s", *(const bool *)p ? "yes" : "no");
+		break;
+	case K_PATH:
+		fprintf(f, "%s", (const char *)p);
+		break;
+	}
+}
+
+int
+pcr_options_restart_diff(const struct pcr_config *now,
+			 const struct pcr_config *nw, FILE *f)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < N_OPTS; i++) {
+		const struct opt_def *d = &opt_defs[i];
+		const void *a = (const char *)now + d->off;
+		const void *b = (const char *)nw + d->off;
+		bool same;
+
+		if (d->live)
+			continue;
+		switch (d->kind) {
+		case K_PATH:
+			same = strcmp(a, b) == 0;
+			break;
+		case K_HPOL:
+			same = *(const enum pcr_wheel_horizon_policy *)a ==
+			       *(const enum pcr_wheel_horizon_policy *)b;
+			break;
+		case K_BOOL:
+			same = *(const bool *)a == *(const bool *)b;
+			break;
+		default:
+			same = *(const uint64_t *)a == *(const uint64_t *)b;
+			break;
+		}
+		if (same)
+			continue;
+		fprintf(f, "%s%s ", n++ ? ", " : "", d->name);
+		value_write(f, d, a);
+		fprintf(f, " -> ");
+		value_write(f, d, b);
+	}
+	return (int)n;
 }
 
 /* A rate as the configuration file takes it back, exactly. */
@@ -705,32 +784,11 @@ pcr_options_write(FILE *f, const struct pcr_config *c)
 		const struct opt_def *d = &opt_defs[i];
 		const void *p = (const char *)c + d->off;
 
-		switch (d->kind) {
-		case K_RATE:
-			fprintf(f, "%s = ", d->name);
-			rate_write(f, *(const uint64_t *)p);
-			fprintf(f, "\n");
-			break;
-		case K_SIZE:
-		case K_U64:
-			fprintf(f, "%s = %" PRIu64 "\n", d->name,
-				*(const uint64_t *)p);
-			break;
-		case K_HPOL:
-			fprintf(f, "%s = %s\n", d->name,
-				*(const enum pcr_wheel_horizon_policy *)p ==
-						PCR_WHEEL_HORIZON_CAP ?
-					"cap" : "drop");
-			break;
-		case K_BOOL:
-			fprintf(f, "%s = %s\n", d->name,
-				*(const bool *)p ? "yes" : "no");
-			break;
-		case K_PATH:
-			if (*(const char *)p != '\0')
-				fprintf(f, "%s = %s\n", d->name, (const char *)p);
-			break;
-		}
+		if (d->kind == K_PATH && *(const char *)p == '\0')
+			continue;
+		fprintf(f, "%s = ", d->name);
+		value_write(f, d, p);
+		fprintf(f, "\n");
 	}
 	for (k = 0; k < PCR_MAX_PORTS; k++)
 		if (c->port_rate_set[k]) {

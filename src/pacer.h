@@ -153,6 +153,16 @@ struct pcr_config {
  */
 int pcr_options_parse(int argc, char **argv, struct pcr_config *c);
 void pcr_options_usage(FILE *f, const char *prog);
+/** Send pcr_options_parse()'s messages to @p f (NULL: stderr again). */
+void pcr_options_errors_to(FILE *f);
+/**
+ * The options a running pacer cannot change (all but rate, flow-rate,
+ * horizon, horizon-policy and flow-limit) that differ between @p now and
+ * @p nw: written to @p f as "name OLD -> NEW", comma-separated.
+ * @return how many.
+ */
+int pcr_options_restart_diff(const struct pcr_config *now,
+			     const struct pcr_config *nw, FILE *f);
 /** The configuration as a file --config reads back to the same state. */
 void pcr_options_write(FILE *f, const struct pcr_config *c);
 /**
@@ -532,6 +542,10 @@ enum pcr_state {
 /** The whole appliance. */
 struct pcr_app {
 	struct pcr_config cfg;
+	/** pacer's own arguments (after the EAL's "--"; [0] the program)
+	 *  as started: what `reload` parses again */
+	int argc;
+	char **argv;
 	uint64_t tsc_hz;
 	uint64_t epoch_tsc;
 	uint64_t start_tsc;

@@ -259,12 +259,14 @@ for t in cmd_tags:
     if t not in known:
         missing.append('COMMANDS documents "%s", which src/cli.c does not have' % t)
 
-# -- statistics: drop reasons (tags), classify results, --stats-json keys
+# -- statistics: the port counters' table (src/counters.c: every drop
+# reason a tag), classify results, --stats-json keys
 stats = read('src/stats.c')
-m = re.search(r'drop_names\[\]\s*=\s*\{(.*?)\};', stats, re.S)
-reasons = re.findall(r'"([a-z_]+)"', m.group(1)) if m else []
-if len(reasons) < 5:
-    missing.append('(drop reasons not found in src/stats.c)')
+ctab = re.sub(r'(?m)^#.*$', '', read('src/counters.c'))
+counters = re.findall(r'\b[KGD]\("(\w+)"', ctab)
+reasons = re.findall(r'\bD\("(\w+)"', ctab)
+if len(reasons) < 5 or len(counters) < 20:
+    missing.append('(the port counters or drop reasons not found in src/counters.c)')
 stat_tags = ' '.join(tags.get('STATISTICS', []))
 for r in reasons:
     if not re.search(r'(?<![\w-])' + r + r'(?![\w-])', stat_tags):
@@ -275,7 +277,7 @@ results = [r for r in re.findall(r'return "([^"]+)"', m.group(0) if m else '')
            if r != 'unknown']
 if len(results) < 3:
     missing.append('(classify results not found in lib/classify/pcr_classify.c)')
-keys = sorted(set(re.findall(r'\\"([A-Za-z_][A-Za-z0-9_]*)\\":', stats)))
+keys = sorted(set(re.findall(r'\\"([A-Za-z_][A-Za-z0-9_]*)\\":', stats)) | set(counters))
 if len(keys) < 30:
     missing.append('(only %d --stats-json keys found in src/stats.c)' % len(keys))
 for k in results + keys:
@@ -291,15 +293,9 @@ tel_tags = tags.get('TELEMETRY', [])
 for c in cmds:
     if not any(re.match(re.escape(c) + r'($|[\[, ])', t) for t in tel_tags):
         missing.append('TELEMETRY: %s' % c)
-renamed = dict(re.findall(r'\{\s*"(\w+)",\s*"(\w+)"\s*\}', tel))
 tkeys = set(re.findall(r'rte_tel_data_add_dict_\w+\(\s*\w+,\s*"([^"%]+)"', tel))
-# the port counters' table (src/stats.c): telemetry and Prometheus names
-m = re.search(r'pcr_port_counters\[\]\s*=\s*\{(.*?)\n\};', stats, re.S)
-counters = re.findall(r'\bC\("(\w+)"',
-                      re.sub(r'(?m)^#.*$', '', m.group(1))) if m else []
-if len(counters) < 10:
-    missing.append('(the port counters not found in src/stats.c)')
-tkeys |= {renamed.get(c, c) for c in counters}
+# telemetry's port counters are the table's (src/counters.c), each
+# documented in STATISTICS (checked above), which TELEMETRY refers to
 tkeys |= {k + '0' for k in re.findall(r'"(\w+)%u"', tel)}
 for k in sorted(tkeys):
     if not mentions('TELEMETRY', k):
