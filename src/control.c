@@ -28,6 +28,32 @@
 
 RTE_LOG_REGISTER(pcr_logtype_ctl, pacer.ctl, NOTICE);
 
+/*
+ * --flow-queue as bytes for a flow under the rates @p agg (its port's),
+ * @p cls (its class's) and @p flow (its own), 0 = unlimited: that long at
+ * the tightest finite one, at least PCR_FLOW_QUEUE_MIN_FRAMES full frames;
+ * 0 (no bound) without a finite rate or with --flow-queue 0.
+ */
+static uint64_t
+flow_qbytes(const struct pcr_config *c, uint64_t agg, uint64_t cls,
+	    uint64_t flow)
+{
+	uint64_t tight = UINT64_MAX, min;
+
+	if (c->flow_queue_ms == 0)
+		return 0;
+	if (agg != 0)
+		tight = agg;
+	if (cls != 0 && cls < tight)
+		tight = cls;
+	if (flow != 0 && flow < tight)
+		tight = flow;
+	if (tight == UINT64_MAX)
+		return 0;
+	min = PCR_FLOW_QUEUE_MIN_FRAMES * (PCR_CAL_FRAME_BYTES + c->wire_overhead);
+	return RTE_MAX(tight / 8 * c->flow_queue_ms / 1000, min);
+}
+
 int
 pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r)
 {
@@ -50,6 +76,7 @@ pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r)
 		    pcr_rate_init(&r->cls_flow[i], fr, burst, hz) != 0)
 			return -ERANGE;
 		r->order[i] = (uint8_t)cl->order;
+		r->flow_qbytes[i] = flow_qbytes(c, agg, cl->rate_bps, fr);
 	}
 	return 0;
 }
@@ -679,6 +706,10 @@ reload_apply(struct pcr_config *c, const struct pcr_config *nc, FILE *f)
 	unsigned int i, k;
 	char what[96];
 
+	if (c->flow_queue_ms != nc->flow_queue_ms)
+		fprintf(f, "; flow-queue %" PRIu64 " -> %" PRIu64 " ms",
+			c->flow_queue_ms, nc->flow_queue_ms);
+	c->flow_queue_ms = nc->flow_queue_ms;
 	rate_change(f, "rate", c->rate_bps, nc->rate_bps);
 	rate_change(f, "flow-rate", c->flow_rate_bps, nc->flow_rate_bps);
 	c->rate_bps = nc->rate_bps;

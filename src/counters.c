@@ -46,6 +46,7 @@ const struct pcr_counter pcr_port_counters[] = {
 	K("dropped_total", dropped, "packets", "dropped for the port, every reason (the sum of the drop_ counters)"),
 	D("drop_horizon", drop_horizon, "departure beyond the horizon"),
 	D("drop_flow_limit", drop_flow_limit, "the flow had --flow-limit packets queued"),
+	D("drop_flow_queue", drop_flow_queue, "the flow had --flow-queue of its tightest rate queued"),
 	D("drop_wheel_full", drop_spill, "the wheel had no room in the slot or the next (show wheel: spill)"),
 	D("drop_no_mbuf", drop_no_mbuf, "the PMD had no mbuf to receive into"),
 	D("drop_tx_drop", drop_tx, "the PMD would not send (held past --tx-hold)"),

@@ -1021,6 +1021,13 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			rte_pktmbuf_free(m);
 			continue;
 		}
+		if (x.rs->flow_qbytes[f->class_id] != 0 &&
+		    pcr_q_bytes(__atomic_load_n(&f->queued, __ATOMIC_RELAXED)) +
+				    len > x.rs->flow_qbytes[f->class_id]) {
+			eg_st->drop_flow_queue++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
 		bytes = len + (uint32_t)c->wire_overhead;
 		tsf = NULL;
 		if (unlikely(x.rs->order[f->class_id] == PCR_ORDER_COMPLETION))

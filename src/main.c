@@ -1056,6 +1056,10 @@ main(int argc, char **argv)
 	       n, a->n_workers, nb_mbufs, pool_bytes, a->tsc_hz, a->cfg.slot_ns,
 	       a->cfg.horizon_ms,
 	       a->cfg.horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
+	if (a->cfg.flow_queue_ms != 0)
+		printf("pacer: a flow holds at most %" PRIu64
+		       " ms of queue at the tightest rate it is under (--flow-queue; 0 = up to the horizon)\n",
+		       a->cfg.flow_queue_ms);
 	RTE_LCORE_FOREACH_WORKER(l) {
 		struct pcr_lcore *lc = a->lcores[l];
 		unsigned int k;

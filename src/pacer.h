@@ -108,6 +108,8 @@ struct pcr_config {
 	uint64_t horizon_ms;
 	enum pcr_wheel_horizon_policy horizon_policy;
 	uint64_t flow_limit;     /**< packets queued per flow, 0 = none */
+	uint64_t flow_queue_ms;  /**< time of queue per flow at its tightest
+				  *   rate, 0 = none (the horizon bounds it) */
 	uint64_t mbufs;          /**< pool size, 0 = derived */
 	uint64_t exit_on_idle_ms; /**< 0 = run until a signal */
 	char stats_json[PATH_MAX];
@@ -157,7 +159,7 @@ void pcr_options_usage(FILE *f, const char *prog);
 void pcr_options_errors_to(FILE *f);
 /**
  * The options a running pacer cannot change (all but rate, flow-rate,
- * horizon, horizon-policy and flow-limit) that differ between @p now and
+ * horizon, horizon-policy, flow-limit and flow-queue) that differ between @p now and
  * @p nw: written to @p f as "name OLD -> NEW", comma-separated.
  * @return how many.
  */
@@ -272,6 +274,10 @@ struct pcr_rates {
 	struct pcr_rate cls[PCR_MAX_CLASSES];
 	struct pcr_rate cls_flow[PCR_MAX_CLASSES];
 	uint8_t order[PCR_MAX_CLASSES]; /**< enum pcr_order */
+	/** the most bytes one flow of the class may have queued for the
+	 *  port: --flow-queue at the tightest of the flow's, the class's
+	 *  and the port's rates; 0 = no bound */
+	uint64_t flow_qbytes[PCR_MAX_CLASSES];
 	/* the shared policies' calendars (lib/policy/pcr_cal.h), one per
 	 * finite rate, published with the rates they are sized for: a set
 	 * keeps the previous set's calendar where it still suits the rate
@@ -290,6 +296,7 @@ struct pcr_lstats {
 	uint64_t classify[PCR_CLASSIFY_RESULT_MAX];
 	/* RX side, for the egress port */
 	uint64_t drop_flow_limit;
+	uint64_t drop_flow_queue; /**< the flow held --flow-queue already */
 	uint64_t drop_horizon;   /**< beyond the horizon at the timestamper */
 	uint64_t held_for_order; /**< flows matched to another class while
 				  *   their last departure was still ahead:
@@ -422,6 +429,11 @@ struct pcr_rxq {
 #define PCR_GUARD_MS_DEFAULT 100
 #define PCR_GUARD_FRAMES_DEFAULT 16
 
+/** --flow-queue default: a flow holds at most this much time of queue at
+ *  its tightest rate (issue 19: one overloading flow keeps 100 ms, not the
+ *  2 s horizon), and never less than PCR_FLOW_QUEUE_MIN_FRAMES frames. */
+#define PCR_FLOW_QUEUE_MS_DEFAULT 100
+#define PCR_FLOW_QUEUE_MIN_FRAMES 4
 /** A flow's staging queue: its mbufs linked through the departure
  *  dynfield (unused until the packet is stamped); and, in a class of
  *  completion order, its current transaction. */
@@ -693,7 +705,7 @@ struct pcr_port_snap {
 	uint64_t stage_stall_ns;
 	uint64_t stage_lead_ns; /**< the longest lead of its RX lcores now */
 	uint64_t order_guard;
-	uint64_t drop_horizon, drop_flow_limit, drop_spill, drop_no_mbuf,
+	uint64_t drop_horizon, drop_flow_limit, drop_flow_queue, drop_spill, drop_no_mbuf,
 		drop_tx, drop_shutdown, drop_inbox, drop_wheel_nomem,
 		drop_rx_missed, drop_link;
 	uint64_t dropped;

@@ -95,6 +95,7 @@ collect(struct pcr_snapshot *s)
 			for (r = 0; r < PCR_CLASSIFY_RESULT_MAX; r++)
 				ps->classify[r] += ls->classify[r];
 			ps->drop_flow_limit += ls->drop_flow_limit;
+			ps->drop_flow_queue += ls->drop_flow_queue;
 			ps->drop_horizon += ls->drop_horizon;
 			ps->held_for_order += ls->held_for_order;
 			ps->drop_inbox += ls->drop_inbox;

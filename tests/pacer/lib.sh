@@ -56,6 +56,12 @@ eal() {
     echo "${a[@]}"
 }
 
+# A test that feeds a whole capture at once (net_pcap reads it as fast as
+# pacer takes it) and counts every frame out gives --flow-queue 0: by
+# default a flow holds at most 100 ms of queue at its tightest rate and
+# the rest of such a burst would be dropped (drop_flow_queue), as fq's
+# flow_limit would. tests/pacer/test_flow_queue.sh checks the default.
+
 # run_pacer NAME EAL-ARGS -- PACER-ARGS: runs pacer, stdout/stderr kept in
 # $tmp/NAME.out / .err, exit status in $rc; stats in $tmp/NAME.json.
 run_pacer() {

@@ -74,7 +74,7 @@ run_ns() {
     # QP=2: two RX queues (the kernel spreads the flows by hash), each on
     # an RX lcore of its own, and a TX lcore: oversubscribed on 2 vCPUs
     [ "${QP:-1}" = 2 ] && ealv=("--lcores=0@0,1@1,2@0,3@1" "${ealv[@]:2}")
-    ip netns exec "$ns" "$pacer" "${ealv[@]}" -- \
+    ip netns exec "$ns" "$pacer" "${ealv[@]}" -- --flow-queue 0 \
         --config "$tmp/$name.cfg" --rate 50mbit --mbufs 16384 --max-flows 256 \
         --exit-on-idle 500 --stats-json "$tmp/$name.json" "$@" \
         >"$tmp/$name.out" 2>"$tmp/$name.err" &

@@ -59,7 +59,7 @@ printf 'sleep 60000\n' >"$tmp/hold.cmd"
 "$pacer" -l 0,1 --huge-dir "$mnt" --no-pci --file-prefix="$prefix" \
     --log-level=lib.eal:warning \
     --vdev "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out0.pcap" \
-    --vdev "net_null1,no-rx=1" -- \
+    --vdev "net_null1,no-rx=1" -- --flow-queue 0 \
     --rate 10mbit --mbufs 4096 --max-flows 64 --cmdline-file "$tmp/hold.cmd" \
     --stats-json "$tmp/p.json" >"$tmp/p.out" 2>"$tmp/p.err" &
 pid=$!
