@@ -98,6 +98,104 @@ parse_failure(int rc, const char **hint)
 					       "bad arguments";
 }
 
+/* ------------------------------------------------------------------ */
+/* Values: the faces parse, the control layer (control.c) takes them   */
+/* typed. Each prints "error: ..." and returns -1 on a bad one.        */
+
+static int
+rate_val(struct cmdline *cl, const char *s, uint64_t *bps)
+{
+	char e[200];
+
+	if (pcr_rate_parse(s, bps, e, sizeof(e)) != 0) {
+		cmdline_printf(cl, "error: %s\n", e);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+u64_val(struct cmdline *cl, const char *what, const char *s, uint64_t lo,
+	uint64_t hi, uint64_t *v)
+{
+	char e[200];
+
+	if (pcr_u64_parse(s, lo, hi, v, e, sizeof(e)) != 0) {
+		cmdline_printf(cl, "error: %s %s: %s\n", what, s, e);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * "match RULE... [rate RATE] [flow-rate RATE] [order ORDER]" into @p c
+ * with the one class builder (options.c), as the file's [class NAME]:
+ * the rule is everything between match and the first rate / flow-rate /
+ * order word. 0, or -1 with why in @p e.
+ */
+static int
+class_spec(const char *name, const char *spec, struct pcr_class_conf *c,
+	   char *e, size_t elen)
+{
+	char buf[512], rule[256] = "", why[256];
+	char *tok, *save = NULL;
+	int state = 0; /* 0: want "match", 1: in the rule, 2: after it */
+
+	if (pcr_class_new(&pcr_app.cfg, name, false, c, e, elen) != 0)
+		return -1;
+	if (strlen(spec) >= sizeof(buf)) {
+		snprintf(e, elen, "command too long");
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", spec);
+	/* every isspace() character separates words, as the match parser
+	 * and rte_cfgfile (which trims them) take them */
+	for (tok = strtok_r(buf, " \t\n\v\f\r", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t\n\v\f\r", &save)) {
+		if (state == 0) {
+			if (strcmp(tok, "match") != 0) {
+				snprintf(e, elen, "'%s': add class NAME match RULE [rate RATE] [flow-rate RATE] [order fair|completion]",
+					 tok);
+				return -1;
+			}
+			state = 1;
+		} else if (strcmp(tok, "rate") == 0 || strcmp(tok, "flow-rate") == 0 ||
+			   strcmp(tok, "order") == 0) {
+			const char *v = strtok_r(NULL, " \t\n\v\f\r", &save);
+
+			if (v == NULL) {
+				snprintf(e, elen, "%s needs a value", tok);
+				return -1;
+			}
+			if (pcr_class_set(c, false, tok, v, why, sizeof(why)) != 0) {
+				snprintf(e, elen, "%s", why);
+				return -1;
+			}
+			state = 2;
+		} else if (state == 1) {
+			if (strlen(rule) + strlen(tok) + 2 > sizeof(rule)) {
+				snprintf(e, elen, "match rule too long");
+				return -1;
+			}
+			if (rule[0] != '\0')
+				strcat(rule, " ");
+			strcat(rule, tok);
+		} else {
+			snprintf(e, elen, "'%s' after the rates and order", tok);
+			return -1;
+		}
+	}
+	if (rule[0] == '\0') {
+		snprintf(e, elen, "no match rule (add class NAME match RULE [rate RATE] [flow-rate RATE] [order fair|completion])");
+		return -1;
+	}
+	if (pcr_class_set(c, false, "match", rule, why, sizeof(why)) != 0) {
+		snprintf(e, elen, "match %s: %s", rule, why);
+		return -1;
+	}
+	return pcr_class_done(c, false, e, elen);
+}
+
 /* "N" or "all": the port, -1 for all, or -2 (and a message) if neither. */
 static int
 port_arg(struct cmdline *cl, const char *s)
@@ -669,11 +767,19 @@ static void
 cmd_set_port_rate_parsed(void *res, struct cmdline *cl, void *data)
 {
 	struct cmd_set4_result *r = res;
-	char err[256];
+	char err[256], e[200];
+	uint64_t port, bps;
 
 	RTE_SET_USED(data);
-	report(cl, pcr_ctl_set_port_rate(r->x, r->v, err, sizeof(err)), err,
-	       NULL);
+	if (pcr_u64_parse(r->x, 0, pcr_app.n_ports - 1, &port, e, sizeof(e)) != 0) {
+		cmdline_printf(cl, "error: port %s: %s (ports 0..%u)\n", r->x, e,
+			       pcr_app.n_ports - 1);
+		return;
+	}
+	if (rate_val(cl, r->v, &bps) != 0)
+		return;
+	report(cl, pcr_ctl_set_port_rate((uint16_t)port, bps, err, sizeof(err)),
+	       err, NULL);
 }
 
 static cmdline_parse_token_string_t cmd_spr_a = STR(cmd_set4_result, a, "set");
@@ -694,10 +800,13 @@ cmd_set_class_rate_parsed(void *res, struct cmdline *cl, void *data)
 {
 	struct cmd_set4_result *r = res;
 	char err[256];
+	uint64_t bps;
 
 	RTE_SET_USED(data);
+	if (rate_val(cl, r->v, &bps) != 0)
+		return;
 	report(cl, pcr_ctl_set_class_rate(r->x, strcmp(r->c, "flow-rate") == 0,
-					  r->v, err, sizeof(err)),
+					  bps, err, sizeof(err)),
 	       err, NULL);
 }
 
@@ -718,10 +827,15 @@ static void
 cmd_set_class_order_parsed(void *res, struct cmdline *cl, void *data)
 {
 	struct cmd_set4_result *r = res;
+	enum pcr_order o;
 	char err[256];
 
 	RTE_SET_USED(data);
-	report(cl, pcr_ctl_set_class_order(r->x, r->v, err, sizeof(err)), err,
+	if (pcr_order_parse(r->v, &o) != 0) {
+		cmdline_printf(cl, "error: order '%s': fair or completion\n", r->v);
+		return;
+	}
+	report(cl, pcr_ctl_set_class_order(r->x, o, err, sizeof(err)), err,
 	       NULL);
 }
 
@@ -743,9 +857,17 @@ cmd_set_horizon_parsed(void *res, struct cmdline *cl, void *data)
 {
 	struct cmd_set4_result *r = res;
 	char err[256];
+	uint64_t ms;
 
 	RTE_SET_USED(data);
-	report(cl, pcr_ctl_set_horizon(r->x, r->v, err, sizeof(err)), err, NULL);
+	if (u64_val(cl, "horizon", r->x, 1, 60000, &ms) != 0)
+		return;
+	/* the grammar takes only drop or cap */
+	report(cl, pcr_ctl_set_horizon(ms, strcmp(r->v, "cap") == 0 ?
+						   PCR_WHEEL_HORIZON_CAP :
+						   PCR_WHEEL_HORIZON_DROP,
+				       err, sizeof(err)),
+	       err, NULL);
 }
 
 static cmdline_parse_token_string_t cmd_sh_a = STR(cmd_set4_result, a, "set");
@@ -778,7 +900,11 @@ cmd_two_parsed(void *res, struct cmdline *cl, void *data)
 	} else if (strcmp(r->a, "save") == 0) {
 		rc = pcr_ctl_save_config(r->v, err, sizeof(err));
 	} else {
-		rc = pcr_ctl_set_flow_limit(r->v, err, sizeof(err));
+		uint64_t v;
+
+		if (u64_val(cl, "flow-limit", r->v, 0, UINT32_MAX, &v) != 0)
+			return;
+		rc = pcr_ctl_set_flow_limit(v, err, sizeof(err));
 	}
 	report(cl, rc, err, NULL);
 }
@@ -849,11 +975,15 @@ static void
 cmd_add_class_parsed(void *res, struct cmdline *cl, void *data)
 {
 	struct cmd_add_result *r = res;
-	char err[256];
+	struct pcr_class_conf c;
+	char err[512];
 
 	RTE_SET_USED(data);
-	report(cl, pcr_ctl_add_class(r->name, r->spec, err, sizeof(err)), err,
-	       NULL);
+	if (class_spec(r->name, r->spec, &c, err, sizeof(err)) != 0) {
+		cmdline_printf(cl, "error: %s\n", err);
+		return;
+	}
+	report(cl, pcr_ctl_add_class(&c, err, sizeof(err)), err, NULL);
 }
 
 static cmdline_parse_token_string_t cmd_add_a = STR(cmd_add_result, a, "add");

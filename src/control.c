@@ -55,9 +55,8 @@ flow_qbytes(const struct pcr_config *c, uint64_t agg, uint64_t cls,
 }
 
 int
-pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r)
+pcr_rates_build(const struct pcr_config *c, uint16_t p, struct pcr_rates *r)
 {
-	const struct pcr_config *c = &a->cfg;
 	uint64_t burst = c->burst + c->wire_overhead;
 	uint64_t agg = c->port_rate_set[p] ? c->port_rate_bps[p] : c->rate_bps;
 	uint64_t hz = pcr_clock_tsc_hz();
@@ -65,6 +64,10 @@ pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r)
 
 	memset(r, 0, sizeof(*r));
 	r->tsc_hz = hz;
+	r->wire_overhead = (uint32_t)c->wire_overhead;
+	r->flow_limit = c->flow_limit;
+	r->horizon_tsc = pcr_clock_ns_to_cycles(c->horizon_ms * 1000000u);
+	r->horizon_cap = c->horizon_policy != PCR_WHEEL_HORIZON_DROP;
 	if (pcr_rate_init(&r->agg, agg, burst, hz) != 0)
 		return -ERANGE;
 	for (i = 0; i < c->n_classes; i++) {
@@ -82,11 +85,9 @@ pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r)
 }
 
 void
-pcr_cal_params_of(const struct pcr_app *a, const struct pcr_rate *r,
+pcr_cal_params_of(const struct pcr_config *c, const struct pcr_rate *r,
 		  struct pcr_cal_params *cp)
 {
-	const struct pcr_config *c = &a->cfg;
-
 	cp->frame_cost = pcr_rate_cost(r, PCR_CAL_FRAME_BYTES +
 					  (uint32_t)c->wire_overhead);
 	cp->reach = pcr_clock_ns_to_cycles((c->horizon_ms + 1) * 1000000u +
@@ -102,12 +103,12 @@ pcr_cal_params_of(const struct pcr_app *a, const struct pcr_rate *r,
  * seeded with @p old's reservations.
  */
 static int
-cal_for(const struct pcr_app *a, const struct pcr_rate *r,
-	struct pcr_cal *old, struct pcr_cal **out)
+cal_for(const struct pcr_app *a, const struct pcr_config *c,
+	const struct pcr_rate *r, struct pcr_cal *old, struct pcr_cal **out)
 {
 	struct pcr_cal_params cp;
 
-	pcr_cal_params_of(a, r, &cp);
+	pcr_cal_params_of(c, r, &cp);
 	*out = old;
 	if (pcr_rate_unlimited(r) || (old != NULL && pcr_cal_suits(old, &cp)))
 		return 0;
@@ -122,16 +123,16 @@ cal_for(const struct pcr_app *a, const struct pcr_rate *r,
 /* Port @p p's calendars for the new rates @p nw, from the old set @p old
  * (NULL at start). */
 static int
-cals_build(const struct pcr_app *a, struct pcr_rates *nw,
-	   const struct pcr_rates *old)
+cals_build(const struct pcr_app *a, const struct pcr_config *c,
+	   struct pcr_rates *nw, const struct pcr_rates *old)
 {
 	unsigned int i;
 	int rc;
 
-	rc = cal_for(a, &nw->agg, old != NULL ? old->agg_cal : NULL,
+	rc = cal_for(a, c, &nw->agg, old != NULL ? old->agg_cal : NULL,
 		     &nw->agg_cal);
 	for (i = 0; rc == 0 && i < PCR_MAX_CLASSES; i++)
-		rc = cal_for(a, &nw->cls[i],
+		rc = cal_for(a, c, &nw->cls[i],
 			     old != NULL ? old->cls_cal[i] : NULL,
 			     &nw->cls_cal[i]);
 	return rc;
@@ -163,6 +164,12 @@ cals_free_unused(struct pcr_rates *r, const struct pcr_rates *keep)
 int
 pcr_rates_publish(struct pcr_app *a)
 {
+	return pcr_rates_publish_cfg(a, &a->cfg);
+}
+
+int
+pcr_rates_publish_cfg(struct pcr_app *a, const struct pcr_config *c)
+{
 	struct pcr_rates *nw[PCR_MAX_PORTS], *old[PCR_MAX_PORTS];
 	uint16_t p;
 	int rc = 0;
@@ -173,10 +180,10 @@ pcr_rates_publish(struct pcr_app *a)
 		if (nw[p] == NULL)
 			rc = -ENOMEM;
 		else if (rc == 0)
-			rc = pcr_rates_build(a, p, nw[p]);
+			rc = pcr_rates_build(c, p, nw[p]);
 		/* calendars before the rates that use them are published */
 		if (rc == 0)
-			rc = cals_build(a, nw[p], a->ports[p].rates);
+			rc = cals_build(a, c, nw[p], a->ports[p].rates);
 	}
 	if (rc != 0) {
 		for (p = 0; p < a->n_ports; p++) {
@@ -209,18 +216,6 @@ pcr_wheel_horizon_ns(uint64_t horizon_ns, enum pcr_wheel_horizon_policy policy)
 		       horizon_ns + PCR_HORIZON_MARGIN_NS : horizon_ns;
 }
 
-void
-pcr_rx_horizon_set(struct pcr_txport *tp, uint64_t horizon_ns,
-		   enum pcr_wheel_horizon_policy policy)
-{
-	/* with drop, the wheel's own limit is PCR_HORIZON_MARGIN_NS
-	 * further: what the timestamper lets through, the wheel takes, even
-	 * when its consumer runs behind */
-	__atomic_store_n(&tp->rx_horizon_tsc, pcr_clock_ns_to_cycles(horizon_ns),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&tp->rx_horizon_cap, policy != PCR_WHEEL_HORIZON_DROP,
-			 __ATOMIC_RELAXED);
-}
 
 void
 pcr_rates_free(struct pcr_app *a)
@@ -257,6 +252,12 @@ pcr_ctl_unlock(void)
 int
 pcr_classtab_publish(struct pcr_app *a)
 {
+	return pcr_classtab_publish_cfg(a, &a->cfg);
+}
+
+int
+pcr_classtab_publish_cfg(struct pcr_app *a, const struct pcr_config *c)
+{
 	struct pcr_classtab *ct, *old;
 	unsigned int i;
 
@@ -265,10 +266,10 @@ pcr_classtab_publish(struct pcr_app *a)
 		return -ENOMEM;
 	old = a->classtab;
 	ct->gen = old != NULL ? (uint16_t)(old->gen + 1) : 0;
-	ct->n = a->cfg.n_classes;
+	ct->n = c->n_classes;
 	for (i = 0; i < ct->n; i++) {
-		ct->live[i] = !a->cfg.classes[i].deleted;
-		ct->match[i] = a->cfg.classes[i].match;
+		ct->live[i] = !c->classes[i].deleted;
+		ct->match[i] = c->classes[i].match;
 	}
 	__atomic_store_n(&a->classtab, ct, __ATOMIC_RELEASE);
 	if (old != NULL) {
@@ -325,74 +326,106 @@ pcr_ctl_stop(char *err, size_t errlen)
 	return 0;
 }
 
-/* A rate value for a command; 0 or -EINVAL with why. */
-static int
-rate_arg(const char *s, uint64_t *bps, char *err, size_t errlen)
+/*
+ * A command's change is made on a draft: a copy of the running
+ * configuration (cfg_draft()), changed, published from the draft
+ * (cfg_commit(): the rates, and the class table when classes changed),
+ * and only then taken as the running configuration. A publish that fails
+ * leaves the running configuration and what the workers read as they
+ * were: nothing to undo.
+ */
+static struct pcr_config *
+cfg_draft(void)
 {
-	char e[200];
+	struct pcr_config *d = malloc(sizeof(*d));
 
-	if (pcr_rate_parse(s, bps, e, sizeof(e)) != 0)
-		return ERR("%s", e);
+	if (d != NULL)
+		*d = pcr_app.cfg;
+	return d;
+}
+
+/* The settings a command or a reload changes (the workers read others of
+ * the running configuration, which stay untouched). */
+static void
+cfg_take(struct pcr_config *c, const struct pcr_config *d)
+{
+	c->rate_bps = d->rate_bps;
+	c->flow_rate_bps = d->flow_rate_bps;
+	c->flow_limit = d->flow_limit;
+	c->flow_queue_ms = d->flow_queue_ms;
+	c->horizon_ms = d->horizon_ms;
+	c->horizon_policy = d->horizon_policy;
+	memcpy(c->port_rate_set, d->port_rate_set, sizeof(c->port_rate_set));
+	memcpy(c->port_rate_bps, d->port_rate_bps, sizeof(c->port_rate_bps));
+	c->max_port_named = d->max_port_named;
+	memcpy(c->classes, d->classes, sizeof(c->classes));
+	c->n_classes = d->n_classes;
+}
+
+/* Publish draft @p d (the class table too when @p classes), then make it
+ * the running configuration; @p d is freed. */
+static int
+cfg_commit(struct pcr_config *d, bool classes, char *err, size_t errlen)
+{
+	int rc = pcr_rates_publish_cfg(&pcr_app, d);
+
+	/* the rates first (a new class's, with empty calendars), so that a
+	 * class has them when flows first match it; a class table that then
+	 * fails leaves published rates that differ from the running ones
+	 * only in a class no flow can match */
+	if (rc == 0 && classes)
+		rc = pcr_classtab_publish_cfg(&pcr_app, d);
+	if (rc == 0)
+		cfg_take(&pcr_app.cfg, d);
+	free(d);
+	if (rc != 0)
+		return ERR("not changed: %s", strerror(-rc));
 	return 0;
 }
 
-/* Publish the rates after a configuration change, or undo it. */
-static int
-rates_commit(struct pcr_config *saved, char *err, size_t errlen)
-{
-	int rc = pcr_rates_publish(&pcr_app);
-
-	if (rc != 0) {
-		pcr_app.cfg = *saved;
-		return ERR("rates not changed: %s", strerror(-rc));
-	}
-	return 0;
-}
+#define DRAFT(d)                                                              \
+	do {                                                                  \
+		(d) = cfg_draft();                                            \
+		if ((d) == NULL)                                              \
+			return ERR("not changed: out of memory");             \
+	} while (0)
 
 int
-pcr_ctl_set_port_rate(const char *port, const char *rate, char *err,
-		      size_t errlen)
+pcr_ctl_set_port_rate(uint16_t port, uint64_t bps, char *err, size_t errlen)
 {
-	static struct pcr_config saved;
-	uint64_t bps, p;
-	char e[200];
+	struct pcr_config *d;
 
-	if (pcr_u64_parse(port, 0, pcr_app.n_ports - 1, &p, e, sizeof(e)) != 0)
-		return ERR("port %s: %s (ports 0..%u)", port, e,
+	if (port >= pcr_app.n_ports)
+		return ERR("port %u: no such port (ports 0..%u)", port,
 			   pcr_app.n_ports - 1);
-	if (rate_arg(rate, &bps, err, errlen) != 0)
+	DRAFT(d);
+	d->port_rate_set[port] = true;
+	d->port_rate_bps[port] = bps;
+	if ((int)port > d->max_port_named)
+		d->max_port_named = port;
+	if (cfg_commit(d, false, err, errlen) != 0)
 		return -EINVAL;
-	saved = pcr_app.cfg;
-	pcr_app.cfg.port_rate_set[p] = true;
-	pcr_app.cfg.port_rate_bps[p] = bps;
-	if ((int)p > pcr_app.cfg.max_port_named)
-		pcr_app.cfg.max_port_named = (int)p;
-	if (rates_commit(&saved, err, errlen) != 0)
-		return -EINVAL;
-	PCR_CTL_LOG(INFO, "port %" PRIu64 " rate %" PRIu64 " bit/s", p, bps);
+	PCR_CTL_LOG(INFO, "port %u rate %" PRIu64 " bit/s", port, bps);
 	return 0;
 }
 
 int
-pcr_ctl_set_class_rate(const char *name, bool flow, const char *rate,
-		       char *err, size_t errlen)
+pcr_ctl_set_class_rate(const char *name, bool flow, uint64_t bps, char *err,
+		       size_t errlen)
 {
-	static struct pcr_config saved;
 	int id = class_find(&pcr_app.cfg, name);
-	uint64_t bps;
+	struct pcr_config *d;
 
 	if (id < 0)
 		return ERR("no class '%s' (show class lists them)", name);
-	if (rate_arg(rate, &bps, err, errlen) != 0)
-		return -EINVAL;
-	saved = pcr_app.cfg;
+	DRAFT(d);
 	if (flow) {
-		pcr_app.cfg.classes[id].flow_rate_bps = bps;
-		pcr_app.cfg.classes[id].flow_rate_set = true;
+		d->classes[id].flow_rate_bps = bps;
+		d->classes[id].flow_rate_set = true;
 	} else {
-		pcr_app.cfg.classes[id].rate_bps = bps;
+		d->classes[id].rate_bps = bps;
 	}
-	if (rates_commit(&saved, err, errlen) != 0)
+	if (cfg_commit(d, false, err, errlen) != 0)
 		return -EINVAL;
 	PCR_CTL_LOG(INFO, "class %s %s %" PRIu64 " bit/s", name,
 		    flow ? "flow-rate" : "rate", bps);
@@ -400,167 +433,80 @@ pcr_ctl_set_class_rate(const char *name, bool flow, const char *rate,
 }
 
 int
-pcr_ctl_set_class_order(const char *name, const char *order, char *err,
+pcr_ctl_set_class_order(const char *name, enum pcr_order order, char *err,
 			size_t errlen)
 {
-	static struct pcr_config saved;
 	int id = class_find(&pcr_app.cfg, name);
-	enum pcr_order o;
+	struct pcr_config *d;
 
 	if (id < 0)
 		return ERR("no class '%s' (show class lists them)", name);
-	if (pcr_order_parse(order, &o) != 0)
-		return ERR("order '%s': fair or completion", order);
-	saved = pcr_app.cfg;
-	pcr_app.cfg.classes[id].order = o;
+	DRAFT(d);
+	d->classes[id].order = order;
 	/* the flows held keep their places until each is next stamped, and
 	 * then take the new order's level: nothing is moved ahead of its
 	 * own flow's packets */
-	if (rates_commit(&saved, err, errlen) != 0)
+	if (cfg_commit(d, false, err, errlen) != 0)
 		return -EINVAL;
-	PCR_CTL_LOG(INFO, "class %s order %s", name, order);
+	PCR_CTL_LOG(INFO, "class %s order %s", name, pcr_order_name(order));
 	return 0;
 }
 
-/*
- * "NAME" and "match RULE... [rate RATE] [flow-rate RATE] [order ORDER]":
- * the rule is everything between match and the first rate / flow-rate /
- * order word.
- */
 int
-pcr_ctl_add_class(const char *name, const char *spec, char *err,
-		  size_t errlen)
+pcr_ctl_add_class(const struct pcr_class_conf *cl, char *err, size_t errlen)
 {
-	static struct pcr_config saved;
-	struct pcr_config *c = &pcr_app.cfg;
-	struct pcr_class_conf cl;
-	char buf[512], rule[256] = "", e[200];
-	char *tok, *save = NULL;
-	uint64_t bps;
+	struct pcr_class_conf chk;
+	struct pcr_config *d;
+	char e[256];
 	unsigned int id;
-	int rc, state = 0; /* 0: want "match", 1: in the rule */
 
-	memset(&cl, 0, sizeof(cl));
-	if (!pcr_class_name_ok(name))
-		return ERR("class name '%s': %s", name, PCR_CLASS_NAME_RULE);
-	if (strcmp(name, "default") == 0 || class_find(c, name) >= 0)
-		return ERR("class '%s' exists already", name);
-	if (c->n_classes >= PCR_MAX_CLASSES)
-		return ERR("no class index left (%d used since start, deleted ones included)",
-			   PCR_MAX_CLASSES);
-	if (strlen(spec) >= sizeof(buf))
-		return ERR("command too long");
-	snprintf(buf, sizeof(buf), "%s", spec);
-	snprintf(cl.name, sizeof(cl.name), "%s", name);
-	/* every isspace() character separates words, as the match parser
-	 * and rte_cfgfile (which trims them) take them */
-	for (tok = strtok_r(buf, SPACES, &save); tok != NULL;
-	     tok = strtok_r(NULL, SPACES, &save)) {
-		if (state == 0) {
-			if (strcmp(tok, "match") != 0)
-				return ERR("'%s': add class NAME match RULE [rate RATE] [flow-rate RATE] [order fair|completion]",
-					   tok);
-			state = 1;
-		} else if (strcmp(tok, "rate") == 0 ||
-			   strcmp(tok, "flow-rate") == 0) {
-			const char *v = strtok_r(NULL, SPACES, &save);
-
-			if (v == NULL)
-				return ERR("%s needs a value", tok);
-			if (rate_arg(v, &bps, err, errlen) != 0)
-				return -EINVAL;
-			if (tok[0] == 'r') {
-				cl.rate_bps = bps;
-			} else {
-				cl.flow_rate_bps = bps;
-				cl.flow_rate_set = true;
-			}
-			state = 2;
-		} else if (strcmp(tok, "order") == 0) {
-			const char *v = strtok_r(NULL, SPACES, &save);
-
-			if (v == NULL)
-				return ERR("order needs a value (fair or completion)");
-			if (pcr_order_parse(v, &cl.order) != 0)
-				return ERR("order '%s': fair or completion", v);
-			state = 2;
-		} else if (state == 1) {
-			if (strlen(rule) + strlen(tok) + 2 > sizeof(rule))
-				return ERR("match rule too long");
-			if (rule[0] != '\0')
-				strcat(rule, " ");
-			strcat(rule, tok);
-		} else {
-			return ERR("'%s' after the rates and order", tok);
-		}
-	}
-	if (rule[0] == '\0')
-		return ERR("no match rule (add class NAME match RULE [rate RATE] [flow-rate RATE] [order fair|completion])");
-	if (pcr_match_parse(rule, &cl.match, e, sizeof(e)) != 0)
-		return ERR("match %s: %s", rule, e);
-	snprintf(cl.match_str, sizeof(cl.match_str), "%s", rule);
-
-	saved = *c;
-	id = c->n_classes;
-	c->classes[id] = cl;
-	c->n_classes++;
-	/* rates first (with the class's calendars, empty), so the class has
-	 * them when flows first match it */
-	rc = rates_commit(&saved, err, errlen);
-	if (rc != 0)
-		return rc;
-	rc = pcr_classtab_publish(&pcr_app);
-	if (rc != 0) {
-		*c = saved;
-		pcr_rates_publish(&pcr_app);
-		return ERR("class table not changed: %s", strerror(-rc));
-	}
-	PCR_CTL_LOG(INFO, "class %s added (index %u): match %s", name, id, rule);
+	/* the class builder's checks against the classes now */
+	if (pcr_class_new(&pcr_app.cfg, cl->name, false, &chk, e, sizeof(e)) != 0 ||
+	    pcr_class_done(cl, false, e, sizeof(e)) != 0)
+		return ERR("%s", e);
+	DRAFT(d);
+	id = d->n_classes++;
+	d->classes[id] = *cl;
+	if (cfg_commit(d, true, err, errlen) != 0)
+		return -EINVAL;
+	PCR_CTL_LOG(INFO, "class %s added (index %u): match %s", cl->name, id,
+		    cl->match_str);
 	return 0;
 }
 
 int
 pcr_ctl_del_class(const char *name, char *err, size_t errlen)
 {
-	struct pcr_config *c = &pcr_app.cfg;
-	int id = class_find(c, name), rc;
+	int id = class_find(&pcr_app.cfg, name);
+	struct pcr_config *d;
 
 	if (strcmp(name, "default") == 0)
 		return ERR("the default class cannot be deleted");
 	if (id < 0)
 		return ERR("no class '%s' (show class lists them)", name);
-	c->classes[id].deleted = true;
-	rc = pcr_classtab_publish(&pcr_app);
-	if (rc != 0) {
-		c->classes[id].deleted = false;
-		return ERR("class table not changed: %s", strerror(-rc));
-	}
+	DRAFT(d);
+	d->classes[id].deleted = true;
+	if (cfg_commit(d, true, err, errlen) != 0)
+		return -EINVAL;
 	PCR_CTL_LOG(INFO, "class %s deleted", name);
 	return 0;
 }
 
 int
-pcr_ctl_set_horizon(const char *ms, const char *policy, char *err,
-		    size_t errlen)
+pcr_ctl_set_horizon(uint64_t ms, enum pcr_wheel_horizon_policy pol,
+		    char *err, size_t errlen)
 {
-	enum pcr_wheel_horizon_policy pol;
-	uint64_t v, deadline;
-	char e[200];
+	uint64_t deadline;
 	uint16_t p;
 
-	if (pcr_u64_parse(ms, 1, 60000, &v, e, sizeof(e)) != 0)
-		return ERR("horizon %s: %s", ms, e);
-	if (strcmp(policy, "drop") == 0)
-		pol = PCR_WHEEL_HORIZON_DROP;
-	else if (strcmp(policy, "cap") == 0)
-		pol = PCR_WHEEL_HORIZON_CAP;
-	else
-		return ERR("policy '%s' is not drop or cap", policy);
-	/* the wheels' consumers (TX lcores) apply it, between bursts */
+	if (ms < 1 || ms > 60000)
+		return ERR("horizon %" PRIu64 ": out of range [1, 60000] ms", ms);
+	/* the wheels' consumers (TX lcores) own them and apply it between
+	 * bursts: a request each, answered within a second */
 	for (p = 0; p < pcr_app.n_ports; p++) {
 		struct pcr_txport *tp = pcr_app.ports[p].tx;
 
-		tp->horizon_ns = pcr_wheel_horizon_ns(v * 1000000u, pol);
+		tp->horizon_ns = pcr_wheel_horizon_ns(ms * 1000000u, pol);
 		tp->horizon_policy = pol;
 		__atomic_add_fetch(&tp->horizon_req, 1, __ATOMIC_RELEASE);
 	}
@@ -576,33 +522,35 @@ pcr_ctl_set_horizon(const char *ms, const char *policy, char *err,
 		}
 		if (tp->horizon_rc != 0)
 			return ERR("port %u: horizon %" PRIu64 " ms does not fit its wheel (see docs/design.md, Horizon)",
-				   p, v);
+				   p, ms);
 	}
-	for (p = 0; p < pcr_app.n_ports; p++) {
-		struct pcr_txport *tp = pcr_app.ports[p].tx;
-
-		pcr_rx_horizon_set(tp, v * 1000000u, pol);
-	}
-	pcr_app.cfg.horizon_ms = v;
+	/* then the timestamper's limit, with the rates (whose calendars
+	 * must reach as far: new ones where they do not), once every wheel
+	 * takes it */
+	pcr_app.cfg.horizon_ms = ms;
 	pcr_app.cfg.horizon_policy = pol;
-	/* the calendars must reach as far: new ones where they do not */
 	if (pcr_rates_publish(&pcr_app) != 0)
-		PCR_CTL_LOG(WARNING, "horizon %" PRIu64 " ms: no memory for calendars that reach it; packets beyond the old reach are dropped as beyond the horizon",
-			    v);
-	PCR_CTL_LOG(INFO, "horizon %" PRIu64 " ms, policy %s", v, policy);
+		PCR_CTL_LOG(WARNING, "horizon %" PRIu64 " ms: no memory for the rates and calendars that reach it; the timestamper keeps the old limit",
+			    ms);
+	PCR_CTL_LOG(INFO, "horizon %" PRIu64 " ms, policy %s", ms,
+		    pol == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
 	return 0;
 }
 
 int
-pcr_ctl_set_flow_limit(const char *pkts, char *err, size_t errlen)
+pcr_ctl_set_flow_limit(uint64_t pkts, char *err, size_t errlen)
 {
-	uint64_t v;
-	char e[200];
+	struct pcr_config *d;
 
-	if (pcr_u64_parse(pkts, 0, UINT32_MAX, &v, e, sizeof(e)) != 0)
-		return ERR("flow-limit %s: %s", pkts, e);
-	__atomic_store_n(&pcr_app.cfg.flow_limit, v, __ATOMIC_RELAXED);
-	PCR_CTL_LOG(INFO, "flow-limit %" PRIu64, v);
+	if (pkts > UINT32_MAX)
+		return ERR("flow-limit %" PRIu64 ": out of range [0, %u]", pkts,
+			   UINT32_MAX);
+	DRAFT(d);
+	d->flow_limit = pkts;
+	/* the fast path reads it from the published rates */
+	if (cfg_commit(d, false, err, errlen) != 0)
+		return -EINVAL;
+	PCR_CTL_LOG(INFO, "flow-limit %" PRIu64, pkts);
 	return 0;
 }
 
@@ -759,6 +707,10 @@ reload_apply(struct pcr_config *c, const struct pcr_config *nc, FILE *f)
 			fprintf(f, "; class %s added (match %s)", nc->classes[i].name,
 				nc->classes[i].match_str);
 		}
+	if (c->flow_limit != nc->flow_limit)
+		fprintf(f, "; flow-limit %" PRIu64 " -> %" PRIu64, c->flow_limit,
+			nc->flow_limit);
+	c->flow_limit = nc->flow_limit;
 }
 
 int
@@ -766,8 +718,8 @@ pcr_ctl_reload(char *what, size_t whatlen, char *err, size_t errlen)
 {
 	struct pcr_config *c = &pcr_app.cfg;
 	struct pcr_config *nc = calloc(1, sizeof(*nc));
-	struct pcr_config *saved = malloc(sizeof(*saved));
-	char *ebuf = NULL, *sbuf = NULL, ms[32];
+	struct pcr_config *d = NULL;
+	char *ebuf = NULL, *sbuf = NULL;
 	size_t elen = 0, slen = 0;
 	FILE *ef = open_memstream(&ebuf, &elen);
 	FILE *sf = open_memstream(&sbuf, &slen);
@@ -775,7 +727,7 @@ pcr_ctl_reload(char *what, size_t whatlen, char *err, size_t errlen)
 	int rc = -EINVAL, n;
 
 	what[0] = '\0';
-	if (nc == NULL || saved == NULL || ef == NULL || sf == NULL) {
+	if (nc == NULL || ef == NULL || sf == NULL) {
 		(void)ERR("not reloaded: out of memory");
 		goto out;
 	}
@@ -821,33 +773,28 @@ pcr_ctl_reload(char *what, size_t whatlen, char *err, size_t errlen)
 			c->horizon_ms,
 			c->horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop",
 			nc->horizon_ms, pol);
-		snprintf(ms, sizeof(ms), "%" PRIu64, nc->horizon_ms);
-		if (pcr_ctl_set_horizon(ms, pol, e, sizeof(e)) != 0) {
+		if (pcr_ctl_set_horizon(nc->horizon_ms, nc->horizon_policy, e,
+					sizeof(e)) != 0) {
 			(void)ERR("not reloaded: %s", e);
 			goto out;
 		}
 	}
-	*saved = *c;
-	reload_apply(c, nc, sf);
-	rc = pcr_rates_publish(&pcr_app);
-	if (rc == 0) {
-		rc = pcr_classtab_publish(&pcr_app);
-		if (rc != 0) {
-			*c = *saved;
-			pcr_rates_publish(&pcr_app);
-		}
-	} else {
-		*c = *saved;
-	}
-	if (rc != 0) {
-		(void)ERR("not reloaded: %s (the horizon is the file's already)",
-		    strerror(-rc));
+	/* the rest on a draft of the running configuration (taken after
+	 * the horizon, which is the running one's now), published whole */
+	d = cfg_draft();
+	if (d == NULL) {
+		(void)ERR("not reloaded: out of memory (the horizon is the file's already)");
 		goto out;
 	}
-	if (nc->flow_limit != c->flow_limit)
-		fprintf(sf, "; flow-limit %" PRIu64 " -> %" PRIu64, c->flow_limit,
-			nc->flow_limit);
-	__atomic_store_n(&c->flow_limit, nc->flow_limit, __ATOMIC_RELAXED);
+	reload_apply(d, nc, sf);
+	rc = cfg_commit(d, true, err, errlen);
+	if (rc != 0) {
+		char e[512];
+
+		snprintf(e, sizeof(e), "%s", err);
+		(void)ERR("not reloaded: %s (the horizon is the file's already)", e);
+		goto out;
+	}
 	fflush(sf);
 	snprintf(what, whatlen, "%s",
 		 sbuf != NULL && slen > 2 ? sbuf + 2 : "no change");
@@ -860,7 +807,6 @@ out:
 		fclose(sf);
 	free(ebuf);
 	free(sbuf);
-	free(saved);
 	free(nc);
 	return rc;
 }

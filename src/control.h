@@ -22,21 +22,28 @@
 
 int pcr_ctl_start(char *err, size_t errlen);
 int pcr_ctl_stop(char *err, size_t errlen);
-int pcr_ctl_set_port_rate(const char *port, const char *rate, char *err,
+/*
+ * Typed commands: the faces (the prompt and the control socket through
+ * src/cli.c, reload) parse and name the values; each command checks what
+ * depends on the running state, builds the new state on a draft of the
+ * configuration, publishes it, and only then takes it as the running one.
+ * @return 0, or -EINVAL with why in @p err and nothing changed.
+ */
+int pcr_ctl_set_port_rate(uint16_t port, uint64_t bps, char *err,
 			  size_t errlen);
 /** @p flow: the class's per-flow rate, else the class's own. */
-int pcr_ctl_set_class_rate(const char *name, bool flow, const char *rate,
+int pcr_ctl_set_class_rate(const char *name, bool flow, uint64_t bps,
 			   char *err, size_t errlen);
-/** @p order: "fair" or "completion" (lib/policy/pcr_rank.h). */
-int pcr_ctl_set_class_order(const char *name, const char *order, char *err,
+int pcr_ctl_set_class_order(const char *name, enum pcr_order order, char *err,
 			    size_t errlen);
-/** @p spec: "match RULE... [rate RATE] [flow-rate RATE] [order ORDER]". */
-int pcr_ctl_add_class(const char *name, const char *spec, char *err,
+/** @p cl built with pcr_class_new() / _set() / _done() (options.c). */
+int pcr_ctl_add_class(const struct pcr_class_conf *cl, char *err,
 		      size_t errlen);
 int pcr_ctl_del_class(const char *name, char *err, size_t errlen);
-int pcr_ctl_set_horizon(const char *ms, const char *policy, char *err,
-			size_t errlen);
-int pcr_ctl_set_flow_limit(const char *pkts, char *err, size_t errlen);
+/** The wheels' owners (the TX lcores) apply it between bursts. */
+int pcr_ctl_set_horizon(uint64_t ms, enum pcr_wheel_horizon_policy pol,
+			char *err, size_t errlen);
+int pcr_ctl_set_flow_limit(uint64_t pkts, char *err, size_t errlen);
 int pcr_ctl_save_config(const char *path, char *err, size_t errlen);
 /**
  * Read the configuration again as pacer was started (--config FILE, then

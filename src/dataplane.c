@@ -328,17 +328,14 @@ stamp_ctx_init(struct stamp_ctx *x, struct pcr_port *eg,
 	       struct pcr_lstats *st, const struct pcr_stage_port *sp,
 	       uint64_t now_tsc)
 {
-	uint64_t horizon_tsc;
-
 	x->eg = eg;
 	x->st = st;
 	x->now_tsc = now_tsc;
 	x->now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
 	x->rs = __atomic_load_n(&eg->rates, __ATOMIC_ACQUIRE);
 	/* the furthest departure the wheel takes (its own limit is further) */
-	horizon_tsc = __atomic_load_n(&eg->tx->rx_horizon_tsc, __ATOMIC_RELAXED);
-	x->cap = __atomic_load_n(&eg->tx->rx_horizon_cap, __ATOMIC_RELAXED);
-	x->limit = x->now + (horizon_tsc << PCR_FINE_SHIFT);
+	x->cap = x->rs->horizon_cap;
+	x->limit = x->now + (x->rs->horizon_tsc << PCR_FINE_SHIFT);
 	x->lead = sp->lead.tsc << PCR_FINE_SHIFT; /* 0 without staging */
 	x->solo = pcr_solo();
 }
@@ -808,7 +805,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 		f = flow_at(ft, idx);
 		m = sf->head;
 		len = rte_pktmbuf_pkt_len(m);
-		bytes = len + (uint32_t)pcr_app.cfg.wire_overhead;
+		bytes = len + x.rs->wire_overhead;
 		r = stamp_try(&x, &b, f, m, bytes, x.lead, &why);
 		if (r == PCR_STAMP_WAIT) {
 			if (why == STAGE_BLOCK_PORT) {
@@ -954,10 +951,9 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	const struct pcr_classtab *ct;
 	struct pcr_lstats *in_st = &lc->st[q->port];
 	struct pcr_lstats *eg_st = &lc->st[q->egress];
-	const struct pcr_config *c = &pcr_app.cfg;
 	struct pcr_flowtab *ft = lc->ft;
 	struct pcr_stage_port *sp = &ft->sport[q->egress];
-	uint64_t now_tsc, flow_limit;
+	uint64_t now_tsc;
 	unsigned int i, sent;
 	uint16_t n;
 	uint64_t t0 = (lc->roles & PCR_ROLE_TX) ? rte_rdtsc() : 0;
@@ -1013,10 +1009,9 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			f->class_gen = ct->gen;
 		}
 		f->last_seen = pcr_coarse(now_tsc);
-		flow_limit = __atomic_load_n(&c->flow_limit, __ATOMIC_RELAXED);
-		if (flow_limit != 0 &&
+		if (x.rs->flow_limit != 0 &&
 		    pcr_q_pkts(__atomic_load_n(&f->queued, __ATOMIC_RELAXED)) >=
-			    flow_limit) {
+			    x.rs->flow_limit) {
 			eg_st->drop_flow_limit++;
 			rte_pktmbuf_free(m);
 			continue;
@@ -1028,7 +1023,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		bytes = len + (uint32_t)c->wire_overhead;
+		bytes = len + x.rs->wire_overhead;
 		tsf = NULL;
 		if (unlikely(x.rs->order[f->class_id] == PCR_ORDER_COMPLETION))
 			tsf = txn_arrival(ft, f, now_tsc);
@@ -1088,7 +1083,7 @@ refund_dropped(struct pcr_port *eg, const struct pcr_flow *f, uint32_t len,
 
 	if (!pcr_fine_after(dep, now))
 		return;
-	len += (uint32_t)pcr_app.cfg.wire_overhead;
+	len += rs->wire_overhead;
 	for (i = 0; i < 2; i++)
 		if (!pcr_rate_unlimited(r[i]) && cal[i] != NULL)
 			pcr_cal_refund(cal[i], pcr_cal_bucket_of(cal[i], dep),

@@ -602,8 +602,6 @@ wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 		      p, pcr_wheel_memsize(&wp), rte_strerror(rte_errno));
 	tp->gran_tsc = (a->cfg.slot_ns * a->tsc_hz + 999999999ull) / 1000000000ull;
 	tp->hold_tsc = a->cfg.tx_hold_ms * (a->tsc_hz / 1000);
-	pcr_rx_horizon_set(tp, a->cfg.horizon_ms * 1000000u,
-			   a->cfg.horizon_policy);
 	test_wheel_hook(a, tp, wp.start_tsc);
 	a->ports[p].tx = tp;
 }

@@ -280,6 +280,98 @@ find_def(const char *name)
 	return NULL;
 }
 
+int
+pcr_class_new(const struct pcr_config *c, const char *name, bool is_default,
+	      struct pcr_class_conf *cl, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	if (!pcr_class_name_ok(name)) {
+		snprintf(err, errlen, "class name '%s': %s", name, PCR_CLASS_NAME_RULE);
+		return -1;
+	}
+	if (is_default) {
+		/* as the defaults have it: matches anything, a match_str */
+		*cl = c->classes[0];
+		return 0;
+	}
+	memset(cl, 0, sizeof(*cl));
+	snprintf(cl->name, sizeof(cl->name), "%s", name);
+	if (strcmp(name, "default") == 0) {
+		snprintf(err, errlen, "class 'default' exists already (it takes what no other class matches)");
+		return -1;
+	}
+	for (i = 1; i < c->n_classes; i++)
+		if (!c->classes[i].deleted && strcmp(c->classes[i].name, name) == 0) {
+			snprintf(err, errlen, "class '%s' exists already", name);
+			return -1;
+		}
+	if (c->n_classes >= PCR_MAX_CLASSES) {
+		snprintf(err, errlen,
+			 "no class index left (%d in all since start, deleted ones included)",
+			 PCR_MAX_CLASSES);
+		return -1;
+	}
+	return 0;
+}
+
+int
+pcr_class_set(struct pcr_class_conf *cl, bool is_default, const char *key,
+	      const char *value, char *err, size_t errlen)
+{
+	char e[256];
+	uint64_t v;
+
+	if (strcmp(key, "match") == 0) {
+		if (is_default) {
+			snprintf(err, errlen,
+				 "the default class takes what no other class matches; it has no match");
+			return -1;
+		}
+		if (pcr_match_parse(value, &cl->match, e, sizeof(e)) != 0) {
+			snprintf(err, errlen, "%s", e);
+			return -1;
+		}
+		if (strlen(value) >= sizeof(cl->match_str)) {
+			snprintf(err, errlen, "match rule longer than %zu bytes",
+				 sizeof(cl->match_str) - 1);
+			return -1;
+		}
+		snprintf(cl->match_str, sizeof(cl->match_str), "%s", value);
+	} else if (strcmp(key, "rate") == 0 || strcmp(key, "flow-rate") == 0) {
+		if (pcr_rate_parse(value, &v, e, sizeof(e)) != 0) {
+			snprintf(err, errlen, "%s", e);
+			return -1;
+		}
+		if (key[0] == 'r') {
+			cl->rate_bps = v;
+		} else {
+			cl->flow_rate_bps = v;
+			cl->flow_rate_set = true;
+		}
+	} else if (strcmp(key, "order") == 0) {
+		if (pcr_order_parse(value, &cl->order) != 0) {
+			snprintf(err, errlen, "'%s': the order is fair or completion", value);
+			return -1;
+		}
+	} else {
+		snprintf(err, errlen, "'%s': a class has match, rate, flow-rate, order", key);
+		return -1;
+	}
+	return 0;
+}
+
+int
+pcr_class_done(const struct pcr_class_conf *cl, bool is_default, char *err,
+	       size_t errlen)
+{
+	if (!is_default && cl->match_str[0] == '\0') {
+		snprintf(err, errlen, "has no match rule");
+		return -1;
+	}
+	return 0;
+}
+
 /* Strict section name: "class NAME" or "port N". */
 static int
 load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
@@ -287,37 +379,18 @@ load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 {
 	const char *name = sect + strlen("class");
 	struct rte_cfgfile_entry ent[16];
-	struct pcr_class_conf *cl;
-	bool is_default, has_match = false;
-	char where[512];
+	struct pcr_class_conf cl;
+	bool is_default;
+	char err[512];
 	unsigned int i;
 	int n;
 
 	while (*name == ' ' || *name == '\t')
 		name++;
-	if (!pcr_class_name_ok(name)) {
-		fprintf(ERR_OUT, "pacer: %s: [%s]: class name '%s': %s\n", file,
-			sect, name, PCR_CLASS_NAME_RULE);
-		return -1;
-	}
 	is_default = strcmp(name, "default") == 0;
-	if (is_default) {
-		cl = &c->classes[0];
-	} else {
-		for (i = 1; i < c->n_classes; i++)
-			if (strcmp(c->classes[i].name, name) == 0) {
-				fprintf(ERR_OUT, "pacer: %s: class '%s' defined twice\n",
-					file, name);
-				return -1;
-			}
-		if (c->n_classes >= PCR_MAX_CLASSES) {
-			fprintf(ERR_OUT, "pacer: %s: more than %d classes\n", file,
-				PCR_MAX_CLASSES - 1);
-			return -1;
-		}
-		cl = &c->classes[c->n_classes++];
-		memset(cl, 0, sizeof(*cl));
-		snprintf(cl->name, sizeof(cl->name), "%s", name);
+	if (pcr_class_new(c, name, is_default, &cl, err, sizeof(err)) != 0) {
+		fprintf(ERR_OUT, "pacer: %s: [%s]: %s\n", file, sect, err);
+		return -1;
 	}
 	n = rte_cfgfile_section_num_entries(cf, sect);
 	if (n < 0 || n > (int)RTE_DIM(ent)) {
@@ -326,59 +399,21 @@ load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 		return -1;
 	}
 	n = rte_cfgfile_section_entries(cf, sect, ent, n);
-	for (i = 0; i < (unsigned int)n; i++) {
-		char err[256];
-		uint64_t v;
-
-		snprintf(where, sizeof(where), "%.200s: [%.64s] %.64s", file, sect,
-			 ent[i].name);
-		if (strcmp(ent[i].name, "match") == 0) {
-			if (is_default) {
-				fprintf(ERR_OUT,
-					"pacer: %s: the default class takes what no other class matches; it has no match\n",
-					where);
-				return -1;
-			}
-			if (pcr_match_parse(ent[i].value, &cl->match, err,
-					    sizeof(err)) != 0) {
-				fprintf(ERR_OUT, "pacer: %s: %s\n", where, err);
-				return -1;
-			}
-			snprintf(cl->match_str, sizeof(cl->match_str), "%s",
-				 ent[i].value);
-			has_match = true;
-		} else if (strcmp(ent[i].name, "rate") == 0 ||
-			   strcmp(ent[i].name, "flow-rate") == 0) {
-			if (pcr_rate_parse(ent[i].value, &v, err,
-					   sizeof(err)) != 0) {
-				fprintf(ERR_OUT, "pacer: %s: %s\n", where, err);
-				return -1;
-			}
-			if (ent[i].name[0] == 'r') {
-				cl->rate_bps = v;
-			} else {
-				cl->flow_rate_bps = v;
-				cl->flow_rate_set = true;
-			}
-		} else if (strcmp(ent[i].name, "order") == 0) {
-			if (pcr_order_parse(ent[i].value, &cl->order) != 0) {
-				fprintf(ERR_OUT,
-					"pacer: %s: '%s': the order is fair or completion\n",
-					where, ent[i].value);
-				return -1;
-			}
-		} else {
-			fprintf(ERR_OUT,
-				"pacer: %s: unknown key (a class has match, rate, flow-rate, order)\n",
-				where);
+	for (i = 0; i < (unsigned int)n; i++)
+		if (pcr_class_set(&cl, is_default, ent[i].name, ent[i].value, err,
+				  sizeof(err)) != 0) {
+			fprintf(ERR_OUT, "pacer: %.200s: [%.64s] %.64s: %s\n", file,
+				sect, ent[i].name, err);
 			return -1;
 		}
-	}
-	if (!is_default && !has_match) {
-		fprintf(ERR_OUT, "pacer: %s: [%s] has no match rule\n", file,
-			sect);
+	if (pcr_class_done(&cl, is_default, err, sizeof(err)) != 0) {
+		fprintf(ERR_OUT, "pacer: %s: [%s] %s\n", file, sect, err);
 		return -1;
 	}
+	if (is_default)
+		c->classes[0] = cl;
+	else
+		c->classes[c->n_classes++] = cl;
 	return 0;
 }
 

@@ -175,6 +175,22 @@ void pcr_options_write(FILE *f, const struct pcr_config *c);
 bool pcr_class_name_ok(const char *name);
 /** Why pcr_class_name_ok() refuses, for messages. */
 #define PCR_CLASS_NAME_RULE "1..31 letters, digits, '_', '-' or '.'"
+/**
+ * The one class builder (the configuration file's [class NAME], `add
+ * class` on the prompt and the control socket, reload):
+ * pcr_class_new() checks @p name against the classes of @p c (valid, not
+ * "default" unless @p is_default, not taken, an index left) and fills
+ * @p cl with the name; pcr_class_set() takes one of its settings, @p key
+ * "match", "rate", "flow-rate" or "order"; pcr_class_done() checks it is
+ * complete (a match rule, except for the default class). Each returns 0,
+ * or -1 with why in @p err (the caller says where).
+ */
+int pcr_class_new(const struct pcr_config *c, const char *name, bool is_default,
+		  struct pcr_class_conf *cl, char *err, size_t errlen);
+int pcr_class_set(struct pcr_class_conf *cl, bool is_default, const char *key,
+		  const char *value, char *err, size_t errlen);
+int pcr_class_done(const struct pcr_class_conf *cl, bool is_default, char *err,
+		   size_t errlen);
 void pcr_options_defaults(struct pcr_config *c);
 
 /* ------------------------------------------------------------------ */
@@ -274,6 +290,20 @@ struct pcr_rates {
 	struct pcr_rate cls[PCR_MAX_CLASSES];
 	struct pcr_rate cls_flow[PCR_MAX_CLASSES];
 	uint8_t order[PCR_MAX_CLASSES]; /**< enum pcr_order */
+	/** bytes added to each frame when charging a rate (--wire-overhead)
+	 *  and the most packets a flow may have queued (--flow-limit, 0 =
+	 *  none): published here with the rates, so that everything the fast
+	 *  path reads that a command can change comes one way (RCU) */
+	uint32_t wire_overhead;
+	uint64_t flow_limit;
+	/** the timestamper refuses what would leave later than now + this
+	 *  (--horizon, in the TSC cycles of tsc_hz): drops it, or with
+	 *  horizon_cap (--horizon-policy cap) sends it then without charging
+	 *  the shared policies. With drop the wheel's own limit is
+	 *  PCR_HORIZON_MARGIN_NS further, so the wheel takes what the
+	 *  timestamper lets through even when its consumer runs behind */
+	uint64_t horizon_tsc;
+	uint8_t horizon_cap;
 	/** the most bytes one flow of the class may have queued for the
 	 *  port: --flow-queue at the tightest of the flow's, the class's
 	 *  and the port's rates; 0 = no bound */
@@ -359,12 +389,6 @@ struct pcr_txport {
 	uint64_t offload_tsc;    /**< hand over this many cycles early */
 	int ts_field;            /**< Tx timestamp dynfield offset */
 	uint64_t ts_flag;        /**< its dynflag */
-	/* the timestamper refuses what would leave later than now + this:
-	 * drops it, or with rx_horizon_cap (--horizon-policy cap) sends it
-	 * then without charging the shared policies; atomic, set by the
-	 * control lcore */
-	uint64_t rx_horizon_tsc;
-	uint8_t rx_horizon_cap;
 	/* the egress link is down: what is due is dropped, counted drop_link
 	 * (as Linux drops at a qdisc whose carrier is off); atomic, set by the
 	 * control lcore from rte_eth_link_get_nowait() */
@@ -639,7 +663,7 @@ pcr_flow_q_sub(struct pcr_flow *f, uint64_t q)
 
 /** Derive port @p p's rates from the configuration and the TSC frequency
  *  now measured. @return 0, or -ERANGE naming nothing (caller reports). */
-int pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r);
+int pcr_rates_build(const struct pcr_config *c, uint16_t p, struct pcr_rates *r);
 /**
  * Replace every port's rates by ones derived afresh; the old ones are
  * freed once every worker has passed a quiescent point. Control lcore.
@@ -647,6 +671,9 @@ int pcr_rates_build(const struct pcr_app *a, uint16_t p, struct pcr_rates *r);
  * @return 0, or -ENOMEM / -ERANGE (nothing changed).
  */
 int pcr_rates_publish(struct pcr_app *a);
+/** The same from configuration @p c (a command's draft, not yet the
+ *  running one: control.c publishes before it commits). */
+int pcr_rates_publish_cfg(struct pcr_app *a, const struct pcr_config *c);
 /*
  * With --horizon-policy drop, the timestamper drops what would leave later
  * than now + horizon, before any policy is charged for it; the wheel's own
@@ -659,13 +686,9 @@ int pcr_rates_publish(struct pcr_app *a);
 /** The wheel's horizon for a configured one. */
 uint64_t pcr_wheel_horizon_ns(uint64_t horizon_ns,
 			      enum pcr_wheel_horizon_policy policy);
-/** What the timestamper refuses beyond, and how (txport rx_horizon_tsc,
- *  rx_horizon_cap). */
-void pcr_rx_horizon_set(struct pcr_txport *tp, uint64_t horizon_ns,
-			enum pcr_wheel_horizon_policy policy);
 /** What a calendar for shared rate @p r is sized for: the largest frame
  *  (with --wire-overhead), the horizon with its margin, @p r's burst. */
-void pcr_cal_params_of(const struct pcr_app *a, const struct pcr_rate *r,
+void pcr_cal_params_of(const struct pcr_config *c, const struct pcr_rate *r,
 		       struct pcr_cal_params *cp);
 /** Free the published rates and the calendars (at exit, workers stopped). */
 void pcr_rates_free(struct pcr_app *a);
@@ -677,6 +700,8 @@ void pcr_ctl_unlock(void);
 
 /** Build and publish the class table from the configuration. */
 int pcr_classtab_publish(struct pcr_app *a);
+/** The same from configuration @p c (a command's draft). */
+int pcr_classtab_publish_cfg(struct pcr_app *a, const struct pcr_config *c);
 
 /* dataplane.c */
 int pcr_worker_main(void *arg);

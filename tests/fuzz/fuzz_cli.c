@@ -337,7 +337,7 @@ check_cal(uint16_t p, const char *what, const struct pcr_cal *cal,
 		return;
 	PCR_FUZZ_CHECK(cal != NULL, "port %u: %s has a rate and no calendar",
 		       p, what);
-	pcr_cal_params_of(&pcr_app, r, &cp);
+	pcr_cal_params_of(&pcr_app.cfg, r, &cp);
 	PCR_FUZZ_CHECK(pcr_cal_suits(cal, &cp),
 		       "port %u: %s's calendar (bucket %" PRIu64 ") does not suit its rate",
 		       p, what, cal->width);
@@ -365,7 +365,7 @@ check_published(void)
 	for (p = 0; p < pcr_app.n_ports; p++) {
 		struct pcr_rates want;
 
-		PCR_FUZZ_CHECK(pcr_rates_build(&pcr_app, p, &want) == 0,
+		PCR_FUZZ_CHECK(pcr_rates_build(&pcr_app.cfg, p, &want) == 0,
 			       "port %u: the configuration's rates do not build", p);
 		PCR_FUZZ_CHECK(memcmp(&want, pcr_app.ports[p].rates,
 				      offsetof(struct pcr_rates, agg_cal)) == 0,

@@ -37,6 +37,15 @@ fail() {
     exit 1
 }
 
+# stop_on_exit PID: however the test ends, stop the pacer (or the timeout
+# wrapping it) PID then: SIGTERM, and 300 ms later a second one, which
+# drops what is queued and exits at once, so a failed test leaves nothing
+# running to disturb the next one (the signals are 200 ms apart at least:
+# pacer takes closer ones as one request)
+stop_on_exit() {
+    trap "kill $1 2>/dev/null && { sleep 0.3; kill $1 2>/dev/null; }; pcr_cleanup" EXIT
+}
+
 # no_runtime_dir: pacer, gone, left no EAL runtime directory for $prefix
 # (DPDK 22.11 leaves one per file prefix; pacer removes its own). As root
 # only: elsewhere it lies under $XDG_RUNTIME_DIR.

@@ -33,7 +33,7 @@ timeout 60 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out0.pcap
     -- --rate 10mbit --horizon 20 --mbufs 4096 --max-flows 64 --exit-on-idle 8000 \
     --stats-json "$tmp/c.json" >"$tmp/c.out" 2>"$tmp/c.err" &
 pid=$!
-trap 'kill $pid 2>/dev/null || true; pcr_cleanup' EXIT
+stop_on_exit "$pid"
 wait_started "$tmp/c.out" "$pid" || fail "pacer did not start: $(cat "$tmp/c.err")"
 for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
 

@@ -34,6 +34,7 @@ timeout 120 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out0.pca
     -- --flow-queue 0 --rate 10mbit --horizon 6000 --mbufs 16384 --max-flows 64 \
     --stats-json "$tmp/c.json" >"$tmp/c.out" 2>"$tmp/c.err" &
 pid=$!
+stop_on_exit "$pid"
 wait_started "$tmp/c.out" "$pid" || fail "pacer did not start: $(cat "$tmp/c.err")"
 for _ in $(seq 100); do grep -q "^pacer: control socket" "$tmp/c.out" && break; sleep 0.05; done
 grep -q "^pacer: control socket $sock " "$tmp/c.out" || fail "no control socket line: $(grep control "$tmp/c.out")"

@@ -17,7 +17,10 @@
 #   - --flow-rate 5mbit: the flow's own rate is the tightest, 100 ms of it
 #     = 62500 bytes = 41 frames;
 #   - --flow-queue 0: the old behaviour, up to the horizon: more than 8000
-#     frames (2 s x 50 mbit/s = 8256), the excess drop_horizon;
+#     frames, at most what the port's policy lets within it: 2 s x 50
+#     mbit/s + the burst + one bucket of its calendar (bucket_bytes) + the
+#     frame leaving, in 1514-byte frames (8262 with a 3028-byte bucket);
+#     the excess drop_horizon;
 # conservation and every mbuf back in each run; the start line says it.
 source "$(dirname "$0")/lib.sh"
 
@@ -40,6 +43,7 @@ run() {
         -- --rate 50mbit --mbufs 16384 --max-flows 64 --stats-json "$tmp/$name.json" "$@" \
         >"$tmp/$name.out" 2>"$tmp/$name.err" &
     pid=$!
+    stop_on_exit "$pid"
     wait_started "$tmp/$name.out" "$pid" || fail "$name: pacer did not start: $(cat "$tmp/$name.err")"
     for i in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
     sleep 0.3   # the queue builds within 100 ms
@@ -52,6 +56,7 @@ run() {
     done
     "$ctl" -s "$sock" quit >/dev/null || fail "$name: quit"
     wait "$pid" || fail "$name: pacer exited $?: $(tail -3 "$tmp/$name.err")"
+    trap pcr_cleanup EXIT
     conserved "$tmp/$name.json"
     python3 - "$tmp/$name.samples" "$lo" "$hi" "$name" <<'PY' || fail "$name: queued outside [$lo, $hi]"
 import sys
@@ -71,6 +76,7 @@ expect "$tmp/default.json" 'd["ports"][1]["drop_flow_queue"] > 10000' 'd["ports"
     'd["ports"][1]["dropped_total"] == d["ports"][1]["drop_flow_queue"]'
 run flowrate 38 41 --flow-rate 5mbit
 expect "$tmp/flowrate.json" 'd["ports"][1]["drop_flow_queue"] > 10000'
-run off 8000 8258 --flow-queue 0
-expect "$tmp/off.json" 'd["ports"][1]["drop_flow_queue"] == 0' 'd["ports"][1]["drop_horizon"] > 10000'
+run off 8000 99999 --flow-queue 0
+expect "$tmp/off.json" 'd["ports"][1]["drop_flow_queue"] == 0' 'd["ports"][1]["drop_horizon"] > 10000' \
+    'max(int(x) for x in open("'"$tmp/off.samples"'")) <= (2 * 50e6 / 8 + 1514 + d["ports"][1]["bucket_bytes"]) // 1514 + 1'
 echo "ok: one overloading flow holds 100 ms of queue at its tightest rate by default (412 frames at 50 mbit/s, 41 at a 5 mbit/s flow rate), the horizon's 8256 with --flow-queue 0"

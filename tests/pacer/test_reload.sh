@@ -54,7 +54,7 @@ timeout 60 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out0.pcap
     -- --config "$cfg" --flow-rate 1mbit --mbufs 16384 --max-flows 64 \
     --stats-json "$tmp/r.json" >"$tmp/r.out" 2>"$tmp/r.err" &
 pid=$!
-trap 'kill $pid 2>/dev/null || true; pcr_cleanup' EXIT
+stop_on_exit "$pid"
 wait_started "$tmp/r.out" "$pid" || fail "pacer did not start: $(cat "$tmp/r.err")"
 for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
 
