@@ -1164,6 +1164,7 @@ tx_take(struct pcr_txport *tp, unsigned int from, unsigned int n,
 	}
 }
 
+#ifdef PCR_TEST_HOOKS
 /* PACER_TEST_WHEEL_HOLD_MS: the wheel's clock stands at its start
  * (test_hold_at) from the first poll for test_hold_tsc cycles, then runs
  * on (see main.c). */
@@ -1177,6 +1178,7 @@ tx_test_hold(struct pcr_txport *tp, uint64_t upto, uint64_t now_tsc)
 	tp->test_hold_tsc = 0;
 	return upto;
 }
+#endif
 
 /*
  * One TX burst of @p tp: what is due by @p now_tsc, at most PCR_TX_BURST.
@@ -1198,8 +1200,10 @@ tx_port_burst(struct pcr_txport *tp, uint64_t now_tsc)
 		uint64_t upto = (offl ? now_tsc + tp->offload_tsc : now_tsc) -
 				tp->gran_tsc + 1;
 
+#ifdef PCR_TEST_HOOKS
 		if (unlikely(tp->test_hold_tsc != 0))
 			upto = tx_test_hold(tp, upto, now_tsc);
+#endif
 		n = pcr_wheel_dequeue_burst(tp->wheel, upto,
 					    tp->pend + tp->n_pend,
 					    PCR_TX_BURST - tp->n_pend);

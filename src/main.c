@@ -302,8 +302,11 @@ assign_lcores(struct pcr_app *a)
 	}
 }
 
+#ifdef PCR_TEST_HOOKS
 /*
- * Test hooks, for the TX retry/hold path only, as TX callbacks in front of
+ * Test hooks, only in the test build (pacer-test, tests/pacer/meson.build:
+ * -DPCR_TEST_HOOKS; the installed pacer has none and ignores these
+ * variables). For the TX retry/hold path, as TX callbacks in front of
  * the real PMD (so the real rte_eth_tx_burst() path runs):
  * - PACER_TEST_TX_BUDGET=N: every port accepts N packets in all, then
  *   refuses everything, as a NIC whose link went away would;
@@ -393,6 +396,21 @@ test_wheel_hook(struct pcr_app *a, struct pcr_txport *tp, uint64_t start_tsc)
 	PCR_LOG(NOTICE, "port %u: test hook: wheel clock held at its start for %lu ms from the first poll",
 		tp->port, ms);
 }
+#else
+static void
+test_tx_hooks(uint16_t p)
+{
+	RTE_SET_USED(p);
+}
+
+static void
+test_wheel_hook(struct pcr_app *a, struct pcr_txport *tp, uint64_t start_tsc)
+{
+	RTE_SET_USED(a);
+	RTE_SET_USED(tp);
+	RTE_SET_USED(start_tsc);
+}
+#endif
 
 static void port_clock_setup(struct pcr_app *a, uint16_t p);
 

@@ -74,9 +74,9 @@ RTE_LOG_REGISTER(pcr_wheel_logtype, pacer.wheel, NOTICE);
  * l0_mbufs with free-running head and tail indexes, which live in the first
  * 8 bytes of the slot's first line (so a slot holding up to 7 packets, the
  * common case, is one line to push into and to pop from; see l0_index()).
- * Built with -DPCR_WHEEL_L0_RING the slots are SP/SC rte_rings
- * instead, the container this replaced, kept to measure against
- * (docs/design.md).
+ * (SP/SC rte_rings per slot, the container this replaced, measured in
+ * docs/PERFORMANCE.md, are gone since 2026-12-05; git show 46e03ca has
+ * them as -DPCR_WHEEL_L0_RING.)
  */
 #define L0_LINE_PTRS (RTE_CACHE_LINE_SIZE / sizeof(struct rte_mbuf *))
 
@@ -163,9 +163,7 @@ struct pcr_wheel {
 	pcr_wheel_drop_fn drop_fn;
 	void *drop_arg;
 	uint64_t *bitmap;          /* levels * words */
-	struct l0_slot *l0;        /* unused: heads are in l0_mbufs */
 	struct rte_mbuf **l0_mbufs; /* their pointer arrays */
-	struct rte_ring **l0r;     /* -DPCR_WHEEL_L0_RING: the rings */
 	struct far_slot *far;      /* (levels - 1) * nslots */
 	struct far_chunk *chunks;  /* the pool's memory */
 	struct far_chunk *free_chunks;
@@ -373,41 +371,22 @@ pcr_wheel_params_check(const struct pcr_wheel_params *in, char *err,
 	return 0;
 }
 
-#ifdef PCR_WHEEL_L0_RING
-static size_t
-l0_ring_size(unsigned int capacity)
-{
-	return RTE_ALIGN_CEIL(
-		(size_t)rte_ring_get_memsize_elem(sizeof(void *),
-						  rte_align32pow2(capacity + 1)),
-		RTE_CACHE_LINE_SIZE);
-}
-#endif
 
 /* Bytes of the level-0 slot heads (array or ring pointers). */
 static size_t
 l0_heads_size(unsigned int nslots)
 {
-#ifdef PCR_WHEEL_L0_RING
-	return RTE_ALIGN_CEIL((size_t)nslots * sizeof(struct rte_ring *),
-			      RTE_CACHE_LINE_SIZE);
-#else
 	RTE_SET_USED(nslots);
 	return 0; /* in the slots' first lines */
-#endif
 }
 
 /* Bytes of the level-0 slots' storage. */
 static size_t
 l0_store_size(unsigned int nslots, unsigned int capacity)
 {
-#ifdef PCR_WHEEL_L0_RING
-	return (size_t)nslots * l0_ring_size(capacity);
-#else
 	/* head + capacity pointers, in whole lines (see l0_index()) */
 	return (size_t)nslots * ((capacity + L0_LINE_PTRS) / L0_LINE_PTRS) *
 	       RTE_CACHE_LINE_SIZE;
-#endif
 }
 
 static unsigned int
@@ -435,16 +414,11 @@ bitmap_words(unsigned int slot_bits)
 static uint32_t
 run_capacity(const struct pcr_wheel_params *p)
 {
-#ifdef PCR_WHEEL_L0_RING
-	RTE_SET_USED(p);
-	return 0;
-#else
 	uint64_t sc = (uint64_t)p->slot_capacity << p->slot_bits;
 
 	if (p->levels == 1)
 		return 0;
 	return (uint32_t)RTE_MIN(sc, (uint64_t)p->max_queued);
-#endif
 }
 
 /* Bytes of the run and its slot ends. */
@@ -596,31 +570,9 @@ pcr_wheel_create(const struct pcr_wheel_params *in)
 	w->l0_mem = rte_zmalloc_socket("pcr_wheel_l0_store",
 				       l0_store_size(s, p.slot_capacity),
 				       RTE_CACHE_LINE_SIZE, p.socket_id);
-#ifdef PCR_WHEEL_L0_RING
-	w->l0r = rte_zmalloc_socket("pcr_wheel_l0", l0_heads_size(s),
-				    RTE_CACHE_LINE_SIZE, p.socket_id);
-	if (w->head.pcnt == NULL || w->bitmap == NULL || w->l0r == NULL ||
-	    w->l0_mem == NULL)
-		goto nomem;
-	for (i = 0; i < s; i++) {
-		struct rte_ring *r = RTE_PTR_ADD(
-			w->l0_mem, (size_t)i * l0_ring_size(p.slot_capacity));
-
-		snprintf(rname, sizeof(rname), "pcrw%u_l0_%u", serial, i);
-		if (rte_ring_init(r, rname, p.slot_capacity,
-				  RING_F_SP_ENQ | RING_F_SC_DEQ |
-					  RING_F_EXACT_SZ) != 0) {
-			WHEEL_LOG(ERR, "rte_ring_init failed for slot %u", i);
-			rte_errno = EINVAL;
-			goto fail;
-		}
-		w->l0r[i] = r;
-	}
-#else
 	if (w->head.pcnt == NULL || w->bitmap == NULL || w->l0_mem == NULL)
 		goto nomem;
 	w->l0_mbufs = w->l0_mem;
-#endif
 	if (p.levels > 1) {
 		w->far = rte_zmalloc_socket("pcr_wheel_far",
 					    (size_t)(p.levels - 1) * s *
@@ -671,8 +623,6 @@ fail:
 
 		rte_free(w->head.pcnt);
 		rte_free(w->bitmap);
-		rte_free(w->l0);
-		rte_free(w->l0r);
 		rte_free(w->l0_mem);
 		rte_free(w->far);
 		rte_free(w->chunks);
@@ -765,65 +715,6 @@ wheel_drop(struct pcr_wheel *w, struct wheel_ccounters *c, struct rte_mbuf *m,
 
 /* --- level-0 slots ------------------------------------------------------ */
 
-#ifdef PCR_WHEEL_L0_RING
-static inline void
-l0_prefetch(const struct pcr_wheel *w, unsigned int slot)
-{
-	rte_prefetch0(w->l0r[slot]);
-}
-
-static inline bool
-l0_push(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf *m)
-{
-	if (unlikely(rte_ring_sp_enqueue_elem(w->l0r[slot], &m, sizeof(m)) !=
-		     0))
-		return false;
-	bit_set(w, 0, slot);
-	return true;
-}
-
-static inline unsigned int
-l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
-       unsigned int n)
-{
-	unsigned int got = rte_ring_sc_dequeue_burst_elem(
-		w->l0r[slot], out, sizeof(void *), n, NULL);
-
-	if (rte_ring_empty(w->l0r[slot]))
-		bit_clear(w, 0, slot);
-	return got;
-}
-
-/* The ring variant's view is the wheel itself. */
-struct l0_view {
-	struct pcr_wheel *w;
-};
-
-static __rte_always_inline void
-l0_view_get(struct pcr_wheel *w, struct l0_view *v)
-{
-	v->w = w;
-}
-
-static __rte_always_inline void
-l0_view_sync(struct pcr_wheel *w, const struct l0_view *v)
-{
-	RTE_SET_USED(w);
-	RTE_SET_USED(v);
-}
-
-static __rte_always_inline bool
-l0_push_v(struct l0_view *v, unsigned int slot, struct rte_mbuf *m)
-{
-	return l0_push(v->w, slot, m);
-}
-
-static __rte_always_inline void
-l0_prefetch_v(const struct l0_view *v, unsigned int slot)
-{
-	l0_prefetch(v->w, slot);
-}
-#else
 /*
  * Where pointer @j of level-0 slot @slot lives: the slots' arrays are
  * interleaved by cache line (line k of slot i is line k * S + i), so the
@@ -991,7 +882,6 @@ l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
 	}
 	return k;
 }
-#endif
 
 /* --- far slots ---------------------------------------------------------- */
 
@@ -2063,8 +1953,6 @@ pcr_wheel_free(struct pcr_wheel *w)
 	rte_ring_free(w->head.inbox);
 	rte_free(w->head.pcnt);
 	rte_free(w->bitmap);
-	rte_free(w->l0);
-	rte_free(w->l0r);
 	rte_free(w->l0_mem);
 	rte_free(w->far);
 	rte_free(w->chunks);

@@ -13,6 +13,8 @@ fi
 pacer=$1
 gen=$2
 stat=$3
+# the test build with PACER_TEST_* hooks (tests/pacer/meson.build)
+pacer_hooks=${5:-}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pacer-test.XXXXXX")

@@ -14,6 +14,9 @@
 # are dropped "spill" (both slots full), exactly. What leaves is frame 0
 # and the first 1024 capped, byte for byte in input order.
 source "$(dirname "$0")/lib.sh"
+# the PACER_TEST_* hooks are in the test build only
+[ -x "$pacer_hooks" ] || fail "no pacer-test-hooks (the fifth argument, tests/pacer/meson.build)"
+pacer=$pacer_hooks
 
 "$gen" -o "$tmp/in.pcap" --flows 1 --count 2000 --size 1000 2>/dev/null
 "$gen" -o "$tmp/first.pcap" --flows 1 --count 1025 --size 1000 2>/dev/null

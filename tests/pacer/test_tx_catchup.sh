@@ -13,6 +13,9 @@
 # is under 100 us (about 2 us here; 9-10 ms with one burst per pass);
 # nothing dropped; conservation, the pool.
 source "$(dirname "$0")/lib.sh"
+# the PACER_TEST_* hooks are in the test build only
+[ -x "$pacer_hooks" ] || fail "no pacer-test-hooks (the fifth argument, tests/pacer/meson.build)"
+pacer=$pacer_hooks
 
 "$gen" -o "$tmp/in.pcap" --flows 4 --count 1000 --size 64 2>/dev/null
 # 2 s of forwarding, timed from pacer's "lcore" line: under load its

@@ -10,8 +10,18 @@
 # under tx_drop: exactly 20 sent, 30 dropped, none lost. Then a port that
 # takes only a share of each burst (below).
 source "$(dirname "$0")/lib.sh"
-
+# the PACER_TEST_* hooks are in the test build only: the pacer that is
+# installed ignores the variable (all 50 sent, no hook line)
+[ -x "$pacer_hooks" ] || fail "no pacer-test-hooks (the fifth argument, tests/pacer/meson.build)"
 "$gen" -o "$tmp/in.pcap" --flows 1 --count 50 --size 200 2>/dev/null
+PACER_TEST_TX_BUDGET=20 run_pacer plain $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/plain.pcap") \
+    -- --tx-hold 50 --exit-on-idle 300 --mbufs 4096 --max-flows 64
+[ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/plain.err")"
+! grep -q "test hook" "$tmp/plain.err" "$tmp/plain.out" || fail "the installed pacer has a test hook: $(grep "test hook" "$tmp/plain.err")"
+expect "$tmp/plain.json" 'd["ports"][0]["tx_packets"] == 50'
+echo "ok: the pacer without test hooks ignores PACER_TEST_TX_BUDGET"
+pacer=$pacer_hooks
+
 export PACER_TEST_TX_BUDGET=20
 run_pacer t $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") \
     -- --tx-hold 50 --exit-on-idle 300 --mbufs 4096 --max-flows 64

@@ -32,13 +32,8 @@
 #define G_NS     1000ULL
 #define G_TSC    (HZ / 1000000000ULL * G_NS)
 #define POOL_N   (300 * 1024)
-/* level 0's sorted run: not in the rte_ring level-0 variant, which gives
- * the same results through the per-slot path */
-#ifdef PCR_WHEEL_L0_RING
-#define RUN_SORTS 0
-#else
+/* level 0's sorted run is always built */
 #define RUN_SORTS 1
-#endif
 
 static struct rte_mempool *pool;
 static int dyn_off;
