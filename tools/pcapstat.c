@@ -57,6 +57,7 @@
 #include <pcap/pcap.h>
 
 #include "pcr_pcap_flow.h"
+#include "pcr_parse.h"
 #include "pcr_tool.h"
 
 #define PROG       "pacer-pcapstat"
@@ -222,62 +223,19 @@ usage(FILE *out)
 		"previous one of their flow. Bad input exits with status 2.\n");
 }
 
-/* tc-style rate: DIGITS[.DIGITS][bit|kbit|mbit|gbit|tbit], in bit/s. */
+/* A rate as pacer takes it (lib/parse: tc's spellings, bps = bytes/s),
+ * in bit/s; above 0. */
 static double
 parse_rate(const char *s)
 {
-	static const struct {
-		const char *name;
-		double mult;
-	} units[] = {
-		{"", 1},       {"bit", 1},     {"kbit", 1e3},
-		{"mbit", 1e6}, {"gbit", 1e9},  {"tbit", 1e12},
-	};
-	const char *q = s;
-	size_t n, k;
-	char num[64];
-	double v;
-	char *end;
+	char e[200];
+	uint64_t bps;
 
-	while (isdigit((unsigned char)*q))
-		q++;
-	if (*q == '.') {
-		q++;
-		while (isdigit((unsigned char)*q))
-			q++;
-	}
-	n = (size_t)(q - s);
-	if (n == 0 || !isdigit((unsigned char)s[0]) || n >= sizeof(num) ||
-	    (s[n - 1] == '.'))
-		usage_error("bad --rate '%s': not a number with a unit such "
-			    "as 2.5gbit",
-			    s);
-	memcpy(num, s, n);
-	num[n] = '\0';
-	errno = 0;
-	v = strtod(num, &end);
-	if (errno != 0 || *end != '\0')
-		usage_error("bad --rate '%s': not a number", s);
-	for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
-		if (strcasecmp(q, units[k].name) == 0)
-			break;
-	if (k == sizeof(units) / sizeof(units[0])) {
-		n = strlen(q);
-		if (n >= 3 && strcasecmp(q + n - 3, "bps") == 0)
-			usage_error("bad --rate '%s': tc's '%s' means bytes "
-				    "per second; give bits (bit, kbit, mbit, "
-				    "gbit, tbit)",
-				    s, q);
-		usage_error("bad --rate '%s': unknown unit '%s' (bit, kbit, "
-			    "mbit, gbit or tbit)",
-			    s, q);
-	}
-	v *= units[k].mult;
-	if (!(v > 0) || v > 1e18)
-		usage_error("bad --rate '%s': must be above 0 and at most "
-			    "1000000tbit",
-			    s);
-	return v;
+	if (pcr_rate_parse(s, &bps, e, sizeof(e)) != 0)
+		usage_error("bad --rate '%s': %s", s, e);
+	if (bps == 0)
+		usage_error("bad --rate '%s': a rate to judge against is above 0", s);
+	return (double)bps;
 }
 
 enum {

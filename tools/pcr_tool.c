@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pcr_parse.h"
 #include "pcr_tool.h"
 
 void
@@ -37,26 +38,16 @@ usage_error(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
+/* pacer's own grammar (lib/parse), so that a value means the same to
+ * pacer and its tools */
 uint64_t
 parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
 {
-	unsigned long long v;
-	char *end;
+	char e[200];
+	uint64_t v;
 
-	if (!isdigit((unsigned char)s[0]))
-		usage_error("bad %s '%s': not an unsigned decimal number", opt,
-			    s);
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
-		usage_error("bad %s '%s': too large", opt, s);
-	if (errno != 0 || *end != '\0')
-		usage_error("bad %s '%s': not an unsigned decimal number", opt,
-			    s);
-	if (v < min || v > max)
-		usage_error("bad %s '%s': must be between %" PRIu64
-			    " and %" PRIu64,
-			    opt, s, min, max);
+	if (pcr_u64_parse(s, min, max, &v, e, sizeof(e)) != 0)
+		usage_error("bad %s '%s': %s", opt, s, e);
 	return v;
 }
 

@@ -83,9 +83,10 @@ stat_json "$tmp/r.json" $W --rate 100gbit "$tmp/w.pcap"
 expect "$tmp/r.json" '[w["burst_above_rate_bytes"] for w in d["windows"]] == [0.0, 0.0, 0.0, 0.0]'
 echo "ok: windows against --rate"
 
-# tc spellings of --rate
+# tc spellings of --rate, pacer's grammar (lib/parse): bps is bytes/s as
+# for tc and pacer, kibit powers of 1024
 for r in "2.5gbit 2.5e9" "2500mbit 2.5e9" "2500000kbit 2.5e9" "2500000000bit 2.5e9" \
-    "2500000000 2.5e9" "0.0025tbit 2.5e9" "10Mbit 1e7" "1.5KBIT 1500"; do
+    "2500000000 2.5e9" "0.0025tbit 2.5e9" "10Mbit 1e7" "1.5KBIT 1500" "10mbps 8e7" "1kibit 1024"; do
     set -- $r
     stat_json "$tmp/r.json" --rate "$1" "$tmp/w.pcap"
     expect "$tmp/r.json" "d['rate_ref_bps'] == $2"
