@@ -99,6 +99,16 @@ chunk_of(const struct far_entry *pos)
 						   CHUNK_SIZE);
 }
 
+/* Prefetch every line of chunk @ch (run_build(), the cascade). */
+static inline void
+chunk_prefetch(const struct far_chunk *ch)
+{
+	unsigned int off;
+
+	for (off = 0; off < sizeof(*ch); off += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(RTE_PTR_ADD(ch, off));
+}
+
 /* Consumer counters; written by the consumer under `seq`. */
 struct wheel_ccounters {
 	uint64_t taken; /* entries taken from the inbox */
