@@ -953,7 +953,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	struct pcr_lstats *eg_st = &lc->st[q->egress];
 	struct pcr_flowtab *ft = lc->ft;
 	struct pcr_stage_port *sp = &ft->sport[q->egress];
-	uint64_t now_tsc;
+	uint64_t now_tsc, fq;
 	unsigned int i, sent;
 	uint16_t n;
 	uint64_t t0 = (lc->roles & PCR_ROLE_TX) ? rte_rdtsc() : 0;
@@ -1009,16 +1009,15 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			f->class_gen = ct->gen;
 		}
 		f->last_seen = pcr_coarse(now_tsc);
-		if (x.rs->flow_limit != 0 &&
-		    pcr_q_pkts(__atomic_load_n(&f->queued, __ATOMIC_RELAXED)) >=
-			    x.rs->flow_limit) {
+		/* what the flow holds: packets and bytes in one word */
+		fq = __atomic_load_n(&f->queued, __ATOMIC_RELAXED);
+		if (x.rs->flow_limit != 0 && pcr_q_pkts(fq) >= x.rs->flow_limit) {
 			eg_st->drop_flow_limit++;
 			rte_pktmbuf_free(m);
 			continue;
 		}
 		if (x.rs->flow_qbytes[f->class_id] != 0 &&
-		    pcr_q_bytes(__atomic_load_n(&f->queued, __ATOMIC_RELAXED)) +
-				    len > x.rs->flow_qbytes[f->class_id]) {
+		    pcr_q_bytes(fq) + len > x.rs->flow_qbytes[f->class_id]) {
 			eg_st->drop_flow_queue++;
 			rte_pktmbuf_free(m);
 			continue;

@@ -226,6 +226,7 @@ python3 - "$tmp/out1.pcap" "$tmp/window" "$(dirname "$0")" <<'PY' || fail "the d
 import sys
 sys.path.insert(0, sys.argv[3])
 from windows import read_pcap
+from fct_open import pct
 fr = read_pcap(sys.argv[1])
 lo, hi = (int(x) for x in open(sys.argv[2]).read().split())
 def errs(i0, i1):
@@ -234,8 +235,6 @@ def errs(i0, i1):
         gap = fr[i][0] - fr[i - 1][0]
         e.append(min(abs(gap - fr[i][1] * 8e9 / r) for r in (10e6, 11e6, 12e6)))
     return sorted(e)
-def pct(v, p):
-    return v[min(len(v) - 1, int(p * len(v)))] if v else 0
 before, during = errs(1, lo), errs(lo, hi)
 allow = 0.1 * 1000 * 8e9 / 12e6
 print("departure gaps before the bad clients: %d, error p50 %.1f us, p99 %.1f us; while they ran: %d, "

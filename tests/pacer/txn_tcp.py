@@ -40,7 +40,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from txn_send import WEBSEARCH, websearch_frames  # noqa: E402
+from txn_send import websearch_frames, websearch_mean  # noqa: E402
 
 QUIT = 0xffffffff
 HDR = struct.Struct(">II")
@@ -120,9 +120,7 @@ def message(tid, nbytes):
 
 def client(a):
     rng = random.Random(a.seed)
-    mean = sum((p1 - p0) * (x0 + x1) / 2
-               for (x0, p0), (x1, p1) in zip(WEBSEARCH, WEBSEARCH[1:]))
-    gap = mean * a.frame * 8 / (a.load * a.rate_mbps * 1e6)
+    gap = websearch_mean() * a.frame * 8 / (a.load * a.rate_mbps * 1e6)
     idle = collections.deque(Conn(a.addr, a.port) for _ in range(a.conns))
     sel = selectors.DefaultSelector()
     busy, opened = 0, a.conns
