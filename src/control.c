@@ -116,7 +116,7 @@ cal_for(const struct pcr_app *a, const struct pcr_config *c,
 	if (*out == NULL)
 		return -errno;
 	if (old != NULL)
-		pcr_cal_copy(*out, old, pcr_fine(rte_rdtsc(), a->epoch_tsc));
+		pcr_cal_copy(*out, old, pcr_fine(rte_rdtsc(), a->dp.epoch_tsc));
 	return 0;
 }
 
@@ -197,8 +197,8 @@ pcr_rates_publish_cfg(struct pcr_app *a, const struct pcr_config *c)
 		old[p] = __atomic_exchange_n(&a->ports[p].rates, nw[p],
 					     __ATOMIC_ACQ_REL);
 	/* every worker has let go of the old sets once it reports in */
-	if (a->qsbr != NULL)
-		rte_rcu_qsbr_synchronize(a->qsbr, RTE_QSBR_THRID_INVALID);
+	if (a->dp.qsbr != NULL)
+		rte_rcu_qsbr_synchronize(a->dp.qsbr, RTE_QSBR_THRID_INVALID);
 	for (p = 0; p < a->n_ports; p++) {
 		cals_free_unused(old[p], nw[p]);
 		rte_free(old[p]);
@@ -264,17 +264,17 @@ pcr_classtab_publish_cfg(struct pcr_app *a, const struct pcr_config *c)
 	ct = rte_zmalloc("pcr_classtab", sizeof(*ct), RTE_CACHE_LINE_SIZE);
 	if (ct == NULL)
 		return -ENOMEM;
-	old = a->classtab;
+	old = a->dp.classtab;
 	ct->gen = old != NULL ? (uint16_t)(old->gen + 1) : 0;
 	ct->n = c->n_classes;
 	for (i = 0; i < ct->n; i++) {
 		ct->live[i] = !c->classes[i].deleted;
 		ct->match[i] = c->classes[i].match;
 	}
-	__atomic_store_n(&a->classtab, ct, __ATOMIC_RELEASE);
+	__atomic_store_n(&a->dp.classtab, ct, __ATOMIC_RELEASE);
 	if (old != NULL) {
-		if (a->qsbr != NULL)
-			rte_rcu_qsbr_synchronize(a->qsbr, RTE_QSBR_THRID_INVALID);
+		if (a->dp.qsbr != NULL)
+			rte_rcu_qsbr_synchronize(a->dp.qsbr, RTE_QSBR_THRID_INVALID);
 		rte_free(old);
 	}
 	return 0;
@@ -283,8 +283,8 @@ pcr_classtab_publish_cfg(struct pcr_app *a, const struct pcr_config *c)
 void
 pcr_classtab_free(struct pcr_app *a)
 {
-	rte_free(a->classtab);
-	a->classtab = NULL;
+	rte_free(a->dp.classtab);
+	a->dp.classtab = NULL;
 }
 
 static int
@@ -307,10 +307,10 @@ class_find(const struct pcr_config *c, const char *name)
 int
 pcr_ctl_start(char *err, size_t errlen)
 {
-	if (__atomic_load_n(&pcr_app.forwarding, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&pcr_app.dp.forwarding, __ATOMIC_ACQUIRE))
 		return ERR("forwarding is already started");
 	pcr_app.fwd_touched = true;
-	__atomic_store_n(&pcr_app.forwarding, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&pcr_app.dp.forwarding, true, __ATOMIC_RELEASE);
 	PCR_CTL_LOG(INFO, "forwarding started");
 	return 0;
 }
@@ -318,10 +318,10 @@ pcr_ctl_start(char *err, size_t errlen)
 int
 pcr_ctl_stop(char *err, size_t errlen)
 {
-	if (!__atomic_load_n(&pcr_app.forwarding, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&pcr_app.dp.forwarding, __ATOMIC_ACQUIRE))
 		return ERR("forwarding is not started");
 	pcr_app.fwd_touched = true;
-	__atomic_store_n(&pcr_app.forwarding, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&pcr_app.dp.forwarding, false, __ATOMIC_RELEASE);
 	PCR_CTL_LOG(INFO, "forwarding stopped");
 	return 0;
 }
@@ -956,7 +956,7 @@ pcr_rank_poll(uint64_t now_tsc)
 			total[i] += tot[k] - seen[i][k];
 			seen[i][k] = tot[k];
 		}
-		pcr_rank_table_build(&pcr_app.rank[i], &acc[i]);
+		pcr_rank_table_build(&pcr_app.dp.rank[i], &acc[i]);
 		due_tsc[i] = now_tsc + pcr_clock_tsc_hz();
 	}
 }

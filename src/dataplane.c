@@ -19,12 +19,79 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#define PCR_DATAPATH /* no pcr_app: see struct pcr_dp */
 #include "pacer.h"
 
 /* Age-out work per pass and passes per second of a RX lcore. */
 #define AGE_BATCH_MIN 64ull
 #define AGE_BATCH_MAX 4096ull /* bounds a pass to tens of microseconds */
 #define AGE_PERIOD_US 1000
+
+/*
+ * Everything here reads the appliance through the context each worker is
+ * handed (struct pcr_dp: lc->dp, tp->dp), never the pcr_app global.
+ */
+
+/* The flow a packet was stamped for: written by RX, read by its TX lcore. */
+static inline struct pcr_flow **
+flow_field(const struct pcr_dp *dp, struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, dp->flow_dynfield, struct pcr_flow **);
+}
+
+/*
+ * One worker does all RX and all TX (pcr_assign_lcores()): it is the only
+ * lcore that writes a flow's queued count or stamps a shared policy, so
+ * those take plain stores, not locked instructions (flow_q_add()).
+ */
+static inline bool
+solo(const struct pcr_dp *dp)
+{
+	return dp->n_workers == 1;
+}
+
+/*
+ * Add @p q (pcr_q()) to what flow @p f has queued, or take it away: RX
+ * adds, the TX lcore of the packet's egress port takes away. Where those
+ * are different lcores, an atomic add; a solo worker (@p one_writer), the
+ * one writer, stores the sum (no locked instruction; with the shared
+ * policies' stores, 6-7 ns a packet here: docs/BENCHMARKS.md).
+ * Either way a reader on another lcore (telemetry, the RX lcore's
+ * age-out) sees whole values, and what TX takes away is released (the
+ * flow may then be aged out and its entry reused).
+ */
+static inline void
+flow_q_add(bool one_writer, struct pcr_flow *f, uint64_t q)
+{
+	if (one_writer)
+		__atomic_store_n(&f->queued, f->queued + q, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&f->queued, q, __ATOMIC_RELAXED);
+}
+
+static inline void
+flow_q_sub(bool one_writer, struct pcr_flow *f, uint64_t q)
+{
+	if (one_writer)
+		__atomic_store_n(&f->queued, f->queued - q, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_sub(&f->queued, q, __ATOMIC_RELEASE);
+}
+
+/* The snapshot handshake (pcr_stats_snapshot()), at the top of every
+ * loop iteration: nothing is held across it. */
+static inline void
+sync_point(struct pcr_lcore *lc)
+{
+	uint32_t r = __atomic_load_n(&lc->dp->sync_req, __ATOMIC_ACQUIRE);
+
+	if (likely(r == lc->sync_seen))
+		return;
+	lc->sync_seen = r;
+	__atomic_store_n(&lc->sync_ack, r, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&lc->dp->sync_rel, __ATOMIC_ACQUIRE) != r)
+		rte_pause();
+}
 
 int
 pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
@@ -67,7 +134,7 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 					       sizeof(struct pcr_stage_flow),
 				       RTE_CACHE_LINE_SIZE, hp.socket_id);
 	ft->sport = rte_zmalloc_socket("pcr_stage_port",
-				       pcr_app.n_ports *
+				       lc->dp->n_ports *
 					       sizeof(struct pcr_stage_port),
 				       RTE_CACHE_LINE_SIZE, hp.socket_id);
 	ft->hist = rte_zmalloc_socket("pcr_rank_hist",
@@ -88,7 +155,7 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 		rte_free(ft);
 		return -ENOMEM;
 	}
-	for (i = 0; i < pcr_app.n_ports; i++) {
+	for (i = 0; i < lc->dp->n_ports; i++) {
 		unsigned int c;
 
 		for (c = 0; c < PCR_MAX_CLASSES; c++) {
@@ -102,7 +169,7 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 	for (i = 0; i < PCR_MAX_CLASSES; i++)
 		ft->overflow[i].class_id = (uint16_t)i;
 	ft->entries = (uint32_t)entries;
-	batch = entries * AGE_PERIOD_US / (pcr_app.cfg.flow_idle_ms * 1000);
+	batch = entries * AGE_PERIOD_US / (lc->dp->flow_idle_ms * 1000);
 	batch = RTE_MAX(AGE_BATCH_MIN, batch);
 	ft->age_batch = (uint32_t)RTE_MIN(AGE_BATCH_MAX, batch);
 	lc->ft = ft;
@@ -168,10 +235,10 @@ flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 
 /* The burst (fine units) of flow @p f's rate now. Any lcore (RCU). */
 static inline uint64_t
-flow_burst(const struct pcr_flow *f)
+flow_burst(const struct pcr_dp *dp, const struct pcr_flow *f)
 {
 	const struct pcr_rates *rs =
-		__atomic_load_n(&pcr_app.ports[f->egress].rates, __ATOMIC_ACQUIRE);
+		__atomic_load_n(&dp->ports[f->egress].rates, __ATOMIC_ACQUIRE);
 
 	return rs->cls_flow[f->class_id].burst;
 }
@@ -219,9 +286,9 @@ txn_watch(struct pcr_flowtab *ft, struct pcr_stage_flow *sf)
 }
 
 static void
-txn_poll(struct pcr_flowtab *ft, uint64_t now_tsc)
+txn_poll(const struct pcr_dp *dp, struct pcr_flowtab *ft, uint64_t now_tsc)
 {
-	uint32_t idle = pcr_app.txn_idle_coarse;
+	uint32_t idle = dp->txn_idle_coarse;
 	uint32_t cap = ft->entries + PCR_MAX_CLASSES;
 	unsigned int looks;
 
@@ -255,8 +322,8 @@ static void
 flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 {
 	struct pcr_flowtab *ft = lc->ft;
-	uint64_t idle = pcr_app.cfg.flow_idle_ms * (pcr_clock_tsc_hz() / 1000);
-	uint64_t now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
+	uint64_t idle = lc->dp->flow_idle_ms * (pcr_clock_tsc_hz() / 1000);
+	uint64_t now = pcr_fine(now_tsc, lc->dp->epoch_tsc);
 	uint32_t i;
 
 	if (now_tsc < ft->next_age_tsc)
@@ -272,7 +339,7 @@ flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 		    __atomic_load_n(&f->queued, __ATOMIC_ACQUIRE) != 0 ||
 		    (uint64_t)(uint32_t)(pcr_coarse(now_tsc) - f->last_seen) <
 			    (idle >> PCR_COARSE_SHIFT) ||
-		    !pcr_policy_idle(f->pol.empty, now, flow_burst(f)))
+		    !pcr_policy_idle(f->pol.empty, now, flow_burst(lc->dp, f)))
 			continue;
 		if (rte_hash_get_key_with_position(ft->h, f - ft->flows,
 						   &key) != 0 ||
@@ -301,6 +368,7 @@ enum stage_block {
 
 /* What every stamp of one pass shares. */
 struct stamp_ctx {
+	const struct pcr_dp *dp;
 	struct pcr_port *eg;
 	struct pcr_lstats *st;   /* the egress port's counters, this lcore */
 	const struct pcr_rates *rs; /* held until the next quiescent report */
@@ -324,20 +392,21 @@ struct stamp_batch {
 };
 
 static inline void
-stamp_ctx_init(struct stamp_ctx *x, struct pcr_port *eg,
+stamp_ctx_init(struct stamp_ctx *x, const struct pcr_dp *dp, uint16_t egress,
 	       struct pcr_lstats *st, const struct pcr_stage_port *sp,
 	       uint64_t now_tsc)
 {
-	x->eg = eg;
+	x->dp = dp;
+	x->eg = &dp->ports[egress];
 	x->st = st;
 	x->now_tsc = now_tsc;
-	x->now = pcr_fine(now_tsc, pcr_app.epoch_tsc);
-	x->rs = __atomic_load_n(&eg->rates, __ATOMIC_ACQUIRE);
+	x->now = pcr_fine(now_tsc, dp->epoch_tsc);
+	x->rs = __atomic_load_n(&x->eg->rates, __ATOMIC_ACQUIRE);
 	/* the furthest departure the wheel takes (its own limit is further) */
 	x->cap = x->rs->horizon_cap;
 	x->limit = x->now + (x->rs->horizon_tsc << PCR_FINE_SHIFT);
 	x->lead = sp->lead.tsc << PCR_FINE_SHIFT; /* 0 without staging */
-	x->solo = pcr_solo();
+	x->solo = solo(dp);
 }
 
 /*
@@ -387,7 +456,7 @@ stamp_try(const struct stamp_ctx *x, struct stamp_batch *b,
 		nl = 0; /* capped: no shared policy charged */
 	}
 	b->n_lv[b->k] = (uint8_t)nl;
-	*pcr_flow_field(m) = f;
+	*flow_field(x->dp, m) = f;
 	/* fine -> TSC, rounded up: never earlier than the policies */
 	b->dep_tsc[b->k] = x->now_tsc + ((dep - x->now +
 					  (1u << PCR_FINE_SHIFT) - 1) >>
@@ -412,7 +481,7 @@ batch_flush(const struct stamp_ctx *x, struct stamp_batch *b)
 	for (i = b->k; i-- > sent;) {
 		pcr_stamp_refund(&b->f[i]->pol, &b->undo[i], b->lv[i],
 				 b->n_lv[i], x->solo);
-		pcr_flow_q_sub(b->f[i], pcr_q(rte_pktmbuf_pkt_len(b->m[i])));
+		flow_q_sub(x->solo, b->f[i], pcr_q(rte_pktmbuf_pkt_len(b->m[i])));
 		x->st->drop_inbox++;
 		rte_pktmbuf_free(b->m[i]);
 	}
@@ -454,9 +523,9 @@ batch_flush(const struct stamp_ctx *x, struct stamp_batch *b)
 /* A held packet's link to the next one of its flow: the departure dynfield,
  * unused until the packet is stamped. */
 static inline struct rte_mbuf **
-stage_link(struct rte_mbuf *m)
+stage_link(const struct pcr_dp *dp, struct rte_mbuf *m)
 {
-	return (struct rte_mbuf **)pcr_wheel_departure(m, pcr_app.dep_dynfield);
+	return (struct rte_mbuf **)pcr_wheel_departure(m, dp->dep_dynfield);
 }
 
 /* Among the other RX lcores competing now for port @p p: the best level
@@ -466,7 +535,7 @@ static unsigned int
 stage_peers(const struct pcr_lcore *lc, uint16_t p, uint64_t now_tsc,
 	    uint64_t *vt_out)
 {
-	uint64_t lo = UINT64_MAX, fresh = pcr_app.stage_lead_tsc;
+	uint64_t lo = UINT64_MAX, fresh = lc->dp->stage_lead_tsc;
 	unsigned int i, best = PCR_RANK_LEVELS;
 
 	for (i = 0; i < lc->n_peers; i++) {
@@ -526,14 +595,14 @@ stage_links(struct pcr_flowtab *ft)
  * completion order (ahead of every rank while the starvation guard's
  * frames last), the round of fair order. */
 static inline unsigned int
-stage_level(const struct pcr_rates *rs, uint16_t c,
+stage_level(const struct pcr_dp *dp, const struct pcr_rates *rs, uint16_t c,
 	    const struct pcr_stage_flow *sf)
 {
 	if (rs->order[c] != PCR_ORDER_COMPLETION)
 		return PCR_RANK_LAST;
 	if (sf->boost != 0)
 		return PCR_RANK_GUARD;
-	return pcr_rank_level(&pcr_app.rank[c], sf->txn_bytes);
+	return pcr_rank_level(&dp->rank[c], sf->txn_bytes);
 }
 
 /* Flow @p idx leaves class @p sc's list of held flows by last stamp. */
@@ -582,10 +651,11 @@ lru_touch(struct pcr_flowtab *ft, struct pcr_stage_class *sc, uint32_t idx)
  * already boosted waits its turn in the guard's level).
  */
 static void
-stage_guard(struct pcr_flowtab *ft, struct pcr_stage_class *sc,
-	    uint64_t now_tsc, struct pcr_lstats *st)
+stage_guard(const struct pcr_dp *dp, struct pcr_flowtab *ft,
+	    struct pcr_stage_class *sc, uint64_t now_tsc,
+	    struct pcr_lstats *st)
 {
-	uint64_t wait = pcr_app.guard_tsc;
+	uint64_t wait = dp->guard_tsc;
 	uint32_t wait_c = (uint32_t)(wait >> PCR_COARSE_SHIFT);
 	uint32_t now_c = pcr_coarse(now_tsc);
 	struct pcr_rank_links l = stage_links(ft);
@@ -604,7 +674,7 @@ stage_guard(struct pcr_flowtab *ft, struct pcr_stage_class *sc,
 		if (sf->boost != 0)
 			continue;
 		pcr_rank_remove(&sc->set, &l, sf->level, idx);
-		sf->boost = (uint8_t)pcr_app.cfg.guard_frames;
+		sf->boost = dp->guard_frames;
 		sf->level = PCR_RANK_GUARD;
 		sf->deficit = PCR_STAGE_QUANTUM;
 		pcr_rank_push(&sc->set, &l, PCR_RANK_GUARD, idx);
@@ -643,11 +713,11 @@ stage_add(struct pcr_lcore *lc, const struct stamp_ctx *x,
 			x->st->drop_horizon++;
 			rte_pktmbuf_free(m);
 		} else {
-			pcr_flow_q_add(f, pcr_q(len));
+			flow_q_add(x->solo, f, pcr_q(len));
 		}
 		return;
 	}
-	*stage_link(m) = NULL;
+	*stage_link(x->dp, m) = NULL;
 	if (sf->head == NULL) {
 		struct pcr_rank_links l = stage_links(ft);
 
@@ -658,7 +728,7 @@ stage_add(struct pcr_lcore *lc, const struct stamp_ctx *x,
 		sf->deficit = PCR_STAGE_QUANTUM;
 		sf->served = pcr_coarse(x->now_tsc);
 		sf->boost = 0;
-		sf->level = (uint8_t)stage_level(x->rs, c, sf);
+		sf->level = (uint8_t)stage_level(x->dp, x->rs, c, sf);
 		pcr_rank_push(&sc->set, &l, sf->level, idx);
 		if (x->rs->order[c] == PCR_ORDER_COMPLETION)
 			lru_touch(ft, sc, idx);
@@ -674,14 +744,14 @@ stage_add(struct pcr_lcore *lc, const struct stamp_ctx *x,
 			lc->staged_ports |= 1u << p;
 		}
 	} else {
-		*stage_link(sf->tail) = m;
+		*stage_link(x->dp, sf->tail) = m;
 		sf->tail = m;
 	}
 	sc->bytes += len;
 	sp->bytes += len;
 	x->st->staged++;
 	x->st->staged_total++;
-	pcr_flow_q_add(f, pcr_q(len));
+	flow_q_add(x->solo, f, pcr_q(len));
 }
 
 /* Take the head packet of flow @p idx (class @p c) out of staging. */
@@ -695,7 +765,7 @@ stage_take(struct pcr_lcore *lc, struct pcr_stage_port *sp, uint16_t p,
 	struct rte_mbuf *m = sf->head;
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 
-	sf->head = *stage_link(m);
+	sf->head = *stage_link(lc->dp, m);
 	sc->bytes -= len;
 	sp->bytes -= len;
 	st->staged--;
@@ -757,7 +827,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 	sp->last_tsc = now_tsc;
 	/* the next lead, from this window's gaps */
 	st->stage_lead_tsc = pcr_lead_note(&sp->lead, gap, now_tsc);
-	stamp_ctx_init(&x, &pcr_app.ports[p], st, sp, now_tsc);
+	stamp_ctx_init(&x, lc->dp, p, st, sp, now_tsc);
 	b.k = 0;
 	if (lc->n_peers != 0) {
 		unsigned int mine = stage_best_level(sp);
@@ -792,7 +862,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 			sc->pass = sp->pass;
 			sc->skip = 0;
 			if (completion)
-				stage_guard(ft, sc, x.now_tsc, st);
+				stage_guard(lc->dp, ft, sc, x.now_tsc, st);
 		}
 		lv = pcr_rank_best(&sc->set, sc->skip);
 		if (lv < 0) {
@@ -835,7 +905,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 			/* its own rate puts it past the horizon (a rate or
 			 * the horizon changed while it was held) */
 			st->drop_horizon++;
-			pcr_flow_q_sub(f, pcr_q(len));
+			flow_q_sub(x.solo, f, pcr_q(len));
 			rte_pktmbuf_free(m);
 		}
 		sp->turn += bytes;
@@ -852,7 +922,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 			sf->boost = 0;
 		else if (sf->boost != 0)
 			sf->boost--;
-		nl = stage_level(x.rs, (uint16_t)c, sf);
+		nl = stage_level(lc->dp, x.rs, (uint16_t)c, sf);
 		pcr_rank_served(&sc->set, &links, (unsigned int)lv, idx, false,
 				nl, bytes, &sf->deficit, PCR_STAGE_QUANTUM);
 		sf->level = (uint8_t)nl;
@@ -905,7 +975,7 @@ stage_drop_all(struct pcr_lcore *lc)
 		struct rte_mbuf *m = stage_take(lc, sp, p, (uint16_t)c, idx,
 						&lc->st[p]);
 
-		pcr_flow_q_sub(f, pcr_q(rte_pktmbuf_pkt_len(m)));
+		flow_q_sub(solo(lc->dp), f, pcr_q(rte_pktmbuf_pkt_len(m)));
 		rte_pktmbuf_free(m);
 		lc->st[p].drop_shutdown++;
 	}
@@ -918,13 +988,13 @@ stage_drop_all(struct pcr_lcore *lc)
  * entry, where the bytes it stamps are counted.
  */
 static inline struct pcr_stage_flow *
-txn_arrival(struct pcr_flowtab *ft, const struct pcr_flow *f,
-	    uint64_t now_tsc)
+txn_arrival(const struct pcr_dp *dp, struct pcr_flowtab *ft,
+	    const struct pcr_flow *f, uint64_t now_tsc)
 {
 	struct pcr_stage_flow *sf = &ft->stage[flow_index(ft, f)];
 	uint32_t now_c = pcr_coarse(now_tsc);
 
-	if ((uint32_t)(now_c - sf->txn_last) > pcr_app.txn_idle_coarse &&
+	if ((uint32_t)(now_c - sf->txn_last) > dp->txn_idle_coarse &&
 	    sf->head == NULL)
 		txn_end(ft, sf, f->class_id);
 	sf->txn_last = now_c;
@@ -964,9 +1034,9 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		return;
 	}
 	now_tsc = rte_rdtsc();
-	stamp_ctx_init(&x, &pcr_app.ports[q->egress], eg_st, sp, now_tsc);
+	stamp_ctx_init(&x, lc->dp, q->egress, eg_st, sp, now_tsc);
 	b.k = 0;
-	ct = __atomic_load_n(&pcr_app.classtab, __ATOMIC_ACQUIRE);
+	ct = __atomic_load_n(&lc->dp->classtab, __ATOMIC_ACQUIRE);
 
 	pcr_classify_parse_burst(pkts, n, info);
 	for (i = 0; i < n; i++) {
@@ -1025,7 +1095,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		bytes = len + x.rs->wire_overhead;
 		tsf = NULL;
 		if (unlikely(x.rs->order[f->class_id] == PCR_ORDER_COMPLETION))
-			tsf = txn_arrival(ft, f, now_tsc);
+			tsf = txn_arrival(lc->dp, ft, f, now_tsc);
 		/* something is held for the port: join the round */
 		if (sp->flows != 0) {
 			stage_add(lc, &x, &b, f, m, bytes);
@@ -1037,7 +1107,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 				tsf->txn_bytes += bytes;
 				txn_watch(ft, tsf);
 			}
-			pcr_flow_q_add(f, pcr_q(len));
+			flow_q_add(x.solo, f, pcr_q(len));
 		} else if (r == PCR_STAMP_WAIT) {
 			stage_add(lc, &x, &b, f, m, bytes);
 		} else {
@@ -1060,7 +1130,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 }
 
 /*
- * Give back to the class and port aggregate of egress port @p eg what a
+ * Give back to the class and port aggregate of @p tp's port what a
  * packet of @p len bytes, due at @p dep_tsc, reserved there: it is
  * dropped after it was charged (by the wheel, or stuck at the PMD). The
  * TX lcore does not know the exact bucket the RX lcore charged: the one
@@ -1069,13 +1139,14 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
  * is left alone: no packet can be placed there any more.
  */
 static void
-refund_dropped(struct pcr_port *eg, const struct pcr_flow *f, uint32_t len,
-	       uint64_t dep_tsc)
+refund_dropped(const struct pcr_txport *tp, const struct pcr_flow *f,
+	       uint32_t len, uint64_t dep_tsc)
 {
-	const struct pcr_rates *rs = __atomic_load_n(&eg->rates,
+	const struct pcr_dp *dp = tp->dp;
+	const struct pcr_rates *rs = __atomic_load_n(&dp->ports[tp->port].rates,
 						     __ATOMIC_ACQUIRE);
-	uint64_t now = pcr_fine(rte_rdtsc(), pcr_app.epoch_tsc);
-	uint64_t dep = pcr_fine(dep_tsc, pcr_app.epoch_tsc);
+	uint64_t now = pcr_fine(rte_rdtsc(), dp->epoch_tsc);
+	uint64_t dep = pcr_fine(dep_tsc, dp->epoch_tsc);
 	const struct pcr_rate *r[2] = { &rs->cls[f->class_id], &rs->agg };
 	struct pcr_cal *cal[2] = { rs->cls_cal[f->class_id], rs->agg_cal };
 	unsigned int i;
@@ -1086,7 +1157,7 @@ refund_dropped(struct pcr_port *eg, const struct pcr_flow *f, uint32_t len,
 	for (i = 0; i < 2; i++)
 		if (!pcr_rate_unlimited(r[i]) && cal[i] != NULL)
 			pcr_cal_refund(cal[i], pcr_cal_bucket_of(cal[i], dep),
-				       pcr_rate_cost(r[i], len), pcr_solo());
+				       pcr_rate_cost(r[i], len), solo(dp));
 }
 
 /* Account one packet the PMD accepted (its mbuf may be gone already). */
@@ -1121,7 +1192,7 @@ tx_account(struct pcr_txport *tp, unsigned int i, uint64_t tx_tsc)
 	f->tx_bytes += len;
 	f->last_tx = pcr_span(tx_tsc);
 	/* last touch: once 0, the RX lcore may age the flow out */
-	pcr_flow_q_sub(f, pcr_q(len));
+	flow_q_sub(solo(tp->dp), f, pcr_q(len));
 }
 
 /* Drop the packets pending on @p tp, counted in @p ctr. */
@@ -1131,9 +1202,10 @@ tx_drop_pending(struct pcr_txport *tp, uint64_t *ctr)
 	unsigned int i;
 
 	for (i = 0; i < tp->n_pend; i++) {
-		refund_dropped(&pcr_app.ports[tp->port], tp->pend_flow[i],
-			       tp->pend_len[i], tp->pend_dep[i]);
-		pcr_flow_q_sub(tp->pend_flow[i], pcr_q(tp->pend_len[i]));
+		refund_dropped(tp, tp->pend_flow[i], tp->pend_len[i],
+			       tp->pend_dep[i]);
+		flow_q_sub(solo(tp->dp), tp->pend_flow[i],
+			   pcr_q(tp->pend_len[i]));
 		rte_pktmbuf_free(tp->pend[i]);
 	}
 	*ctr += tp->n_pend;
@@ -1148,11 +1220,11 @@ tx_take(struct pcr_txport *tp, unsigned int from, unsigned int n,
 
 	for (i = from; i < from + n; i++) {
 		struct rte_mbuf *m = tp->pend[i];
-		uint64_t dep = *pcr_wheel_departure(m, pcr_app.dep_dynfield);
+		uint64_t dep = *pcr_wheel_departure(m, tp->dp->dep_dynfield);
 
 		tp->pend_dep[i] = dep;
 		tp->pend_len[i] = rte_pktmbuf_pkt_len(m);
-		tp->pend_flow[i] = *pcr_flow_field(m);
+		tp->pend_flow[i] = *flow_field(tp->dp, m);
 		/* send-on-timestamp: the NIC holds what is not due yet */
 		tp->pend_offl[i] = offl && (int64_t)(dep - now_tsc) > 0;
 		if (tp->pend_offl[i]) {
@@ -1372,9 +1444,10 @@ tx_port_drop_all(struct pcr_txport *tp)
 	tx_drop_pending(tp, &tp->drop_shutdown);
 	while ((n = pcr_wheel_flush(tp->wheel, m, RTE_DIM(m))) != 0) {
 		for (i = 0; i < n; i++) {
-			struct pcr_flow *f = *pcr_flow_field(m[i]);
+			struct pcr_flow *f = *flow_field(tp->dp, m[i]);
 
-			pcr_flow_q_sub(f, pcr_q(rte_pktmbuf_pkt_len(m[i])));
+			flow_q_sub(solo(tp->dp), f,
+				   pcr_q(rte_pktmbuf_pkt_len(m[i])));
 			rte_pktmbuf_free(m[i]);
 		}
 		tp->drop_shutdown += n;
@@ -1396,22 +1469,22 @@ void
 pcr_wheel_drop_cb(struct rte_mbuf *m, enum pcr_wheel_drop_reason r, void *arg)
 {
 	struct pcr_txport *tp = arg;
-	struct pcr_flow *f = *pcr_flow_field(m);
+	struct pcr_flow *f = *flow_field(tp->dp, m);
 
 	tp->drop_wheel[r]++;
-	refund_dropped(&pcr_app.ports[tp->port], f, rte_pktmbuf_pkt_len(m),
-		       *pcr_wheel_departure(m, pcr_app.dep_dynfield));
-	pcr_flow_q_sub(f, pcr_q(rte_pktmbuf_pkt_len(m)));
+	refund_dropped(tp, f, rte_pktmbuf_pkt_len(m),
+		       *pcr_wheel_departure(m, tp->dp->dep_dynfield));
+	flow_q_sub(solo(tp->dp), f, pcr_q(rte_pktmbuf_pkt_len(m)));
 	rte_pktmbuf_free(m);
 }
 
 static bool
-all_rx_stopped(void)
+all_rx_stopped(const struct pcr_dp *dp)
 {
 	unsigned int i;
 
 	for (i = 0; i < RTE_MAX_LCORE; i++) {
-		struct pcr_lcore *lc = pcr_app.lcores[i];
+		const struct pcr_lcore *lc = dp->lcores[i];
 
 		if (lc != NULL && (lc->roles & PCR_ROLE_RX) &&
 		    !__atomic_load_n(&lc->rx_stopped, __ATOMIC_ACQUIRE))
@@ -1424,11 +1497,12 @@ int
 pcr_worker_main(void *arg)
 {
 	struct pcr_lcore *lc = arg;
+	const struct pcr_dp *dp = lc->dp;
 	unsigned int i;
 	bool tx_done = !(lc->roles & PCR_ROLE_TX);
 
-	rte_rcu_qsbr_thread_register(pcr_app.qsbr, lc->lcore_id);
-	rte_rcu_qsbr_thread_online(pcr_app.qsbr, lc->lcore_id);
+	rte_rcu_qsbr_thread_register(dp->qsbr, lc->lcore_id);
+	rte_rcu_qsbr_thread_online(dp->qsbr, lc->lcore_id);
 	/*
 	 * Bring each wheel's clock to now before the first packet: an empty
 	 * wheel's clock moves only when it is polled, and what RX hands over
@@ -1441,17 +1515,17 @@ pcr_worker_main(void *arg)
 		tx_port_poll(lc->tx[i], rte_rdtsc());
 	__atomic_store_n(&lc->running, true, __ATOMIC_RELEASE);
 	for (;;) {
-		uint32_t st = __atomic_load_n(&pcr_app.state, __ATOMIC_ACQUIRE);
+		uint32_t st = __atomic_load_n(&dp->state, __ATOMIC_ACQUIRE);
 		uint64_t now;
 
 		/* between bursts: nothing published is held across here */
-		rte_rcu_qsbr_quiescent(pcr_app.qsbr, lc->lcore_id);
-		pcr_sync_point(lc);
+		rte_rcu_qsbr_quiescent(dp->qsbr, lc->lcore_id);
+		sync_point(lc);
 		if (st == PCR_STOP)
 			break;
 		if (lc->roles & PCR_ROLE_RX) {
 			if (st == PCR_RUN) {
-				if (__atomic_load_n(&pcr_app.forwarding,
+				if (__atomic_load_n(&dp->forwarding,
 						    __ATOMIC_ACQUIRE))
 					for (i = 0; i < lc->n_rxq; i++)
 						rx_queue_poll(lc, &lc->rxq[i],
@@ -1463,7 +1537,7 @@ pcr_worker_main(void *arg)
 				stage_serve_all(lc);
 				now = rte_rdtsc();
 				flowtab_age(lc, now);
-				txn_poll(lc->ft, now);
+				txn_poll(dp, lc->ft, now);
 			} else if (!lc->rx_stopped) {
 				/* what is held leaves on time first (or is
 				 * dropped, with PCR_STOP_DROP) */
@@ -1478,7 +1552,7 @@ pcr_worker_main(void *arg)
 		}
 		if (!(lc->roles & PCR_ROLE_TX))
 			continue;
-		if (st == PCR_STOP_DROP && all_rx_stopped()) {
+		if (st == PCR_STOP_DROP && all_rx_stopped(dp)) {
 			for (i = 0; i < lc->n_tx; i++)
 				tx_port_drop_all(lc->tx[i]);
 			tx_done = true;
@@ -1489,7 +1563,7 @@ pcr_worker_main(void *arg)
 			for (i = 0; i < lc->n_tx; i++)
 				tx_port_poll(lc->tx[i], now);
 			lc->rx_queued = false;
-			if (st == PCR_STOP_RX && all_rx_stopped()) {
+			if (st == PCR_STOP_RX && all_rx_stopped(dp)) {
 				bool empty = true;
 
 				for (i = 0; i < lc->n_tx; i++)
@@ -1504,8 +1578,8 @@ pcr_worker_main(void *arg)
 			rte_pause(); /* until the control lcore says PCR_STOP */
 		}
 	}
-	rte_rcu_qsbr_thread_offline(pcr_app.qsbr, lc->lcore_id);
-	rte_rcu_qsbr_thread_unregister(pcr_app.qsbr, lc->lcore_id);
+	rte_rcu_qsbr_thread_offline(dp->qsbr, lc->lcore_id);
+	rte_rcu_qsbr_thread_unregister(dp->qsbr, lc->lcore_id);
 	__atomic_store_n(&lc->running, false, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -271,7 +271,7 @@ link_wait(struct pcr_app *a)
 static void
 set_state(enum pcr_state s)
 {
-	__atomic_store_n(&pcr_app.state, s, __ATOMIC_RELEASE);
+	__atomic_store_n(&pcr_app.dp.state, s, __ATOMIC_RELEASE);
 }
 
 static void
@@ -313,7 +313,7 @@ control_loop(struct pcr_app *a)
 				/* after the script, -a (the default without -i) */
 				fwd_decided = true;
 				if (c->auto_start && !a->fwd_touched)
-					__atomic_store_n(&a->forwarding, true,
+					__atomic_store_n(&a->dp.forwarding, true,
 							 __ATOMIC_RELEASE);
 			}
 		}
@@ -326,7 +326,7 @@ control_loop(struct pcr_app *a)
 			if (pcr_ctl_reload(what, sizeof(what), err, sizeof(err)) != 0)
 				PCR_LOG(ERR, "SIGHUP: %s", err);
 		}
-		st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
+		st = __atomic_load_n(&a->dp.state, __ATOMIC_ACQUIRE);
 		now = rte_rdtsc();
 		quit = __atomic_load_n(&a->quit, __ATOMIC_ACQUIRE);
 		if (signals_seen != handled && handled != 0 &&
@@ -358,10 +358,10 @@ control_loop(struct pcr_app *a)
 					quit && handled == 0 ? "quit" : "signal");
 				set_state(PCR_STOP_DROP);
 			}
-			st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE);
+			st = __atomic_load_n(&a->dp.state, __ATOMIC_ACQUIRE);
 		}
 		if (st == PCR_RUN && c->exit_on_idle_ms != 0 && !script_running &&
-		    __atomic_load_n(&a->forwarding, __ATOMIC_ACQUIRE)) {
+		    __atomic_load_n(&a->dp.forwarding, __ATOMIC_ACQUIRE)) {
 			uint64_t rx = rx_total();
 
 			if (rx != last_rx) {
@@ -518,8 +518,9 @@ main(int argc, char **argv)
 	else
 		printf("pacer: TSC %" PRIu64 " Hz, the EAL's estimate (--tsc-measure no); measured: tsc_ppm %+.1f\n",
 		       a->tsc_hz, pcr_clock_tsc_ppm());
-	a->start_tsc = a->epoch_tsc = rte_rdtsc();
+	a->start_tsc = a->dp.epoch_tsc = rte_rdtsc();
 	a->n_ports = n;
+	pcr_dp_bind(a);
 	for (p = 0; p < n; p++) {
 		a->ports[p].id = p;
 		a->ports[p].peer = (p ^ 1) < n ? (p ^ 1) : p;
@@ -529,9 +530,9 @@ main(int argc, char **argv)
 		PCR_LOG(WARNING, "port %u has no peer: it sends back out of itself",
 			n - 1);
 
-	a->dep_dynfield = pcr_wheel_dynfield_register();
-	a->flow_dynfield = rte_mbuf_dynfield_register(&flow_field);
-	if (a->dep_dynfield < 0 || a->flow_dynfield < 0)
+	a->dp.dep_dynfield = pcr_wheel_dynfield_register();
+	a->dp.flow_dynfield = rte_mbuf_dynfield_register(&flow_field);
+	if (a->dp.dep_dynfield < 0 || a->dp.flow_dynfield < 0)
 		pcr_fatal("cannot register mbuf dynamic fields: %s",
 		      rte_strerror(rte_errno));
 
@@ -571,7 +572,7 @@ main(int argc, char **argv)
 
 	printf("pacer: %u port(s), %u worker lcore(s), %u mbufs (%zu bytes), TSC %" PRIu64
 	       " Hz, slot %" PRIu64 " ns, horizon %" PRIu64 " ms (%s)\n",
-	       n, a->n_workers, nb_mbufs, pool_bytes, a->tsc_hz, a->cfg.slot_ns,
+	       n, a->dp.n_workers, nb_mbufs, pool_bytes, a->tsc_hz, a->cfg.slot_ns,
 	       a->cfg.horizon_ms,
 	       a->cfg.horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
 	if (a->cfg.flow_queue_ms != 0)
@@ -611,7 +612,7 @@ main(int argc, char **argv)
 	/* its file goes before the runtime directory on any exit */
 	atexit(pcr_ctlsock_close);
 	/* with a script, forwarding waits for it (or its `start`) */
-	a->forwarding = a->cfg.auto_start && a->cfg.cmdline_file[0] == '\0';
+	a->dp.forwarding = a->cfg.auto_start && a->cfg.cmdline_file[0] == '\0';
 	RTE_LCORE_FOREACH_WORKER(l)
 		rte_eal_remote_launch(pcr_worker_main, a->lcores[l], l);
 
@@ -668,7 +669,7 @@ main(int argc, char **argv)
 		rte_free(a->ports[p].tx);
 	pcr_rates_free(a);
 	pcr_classtab_free(a);
-	rte_free(a->qsbr);
+	rte_free(a->dp.qsbr);
 	pcr_clock_fini();
 	rte_mempool_free(a->pool);
 	eal_cleanup();

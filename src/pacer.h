@@ -252,7 +252,7 @@ struct pcr_flow {
 	uint32_t last_seen;  /**< last arrival, pcr_coarse() (RX lcore) */
 	uint32_t first_tx;   /**< first transmit, pcr_span() (TX lcore) */
 	uint32_t last_tx;    /**< last transmit, pcr_span() (TX lcore) */
-	uint64_t queued;     /**< pcr_q() sums: pcr_flow_q_add(), _sub() */
+	uint64_t queued;     /**< pcr_q() sums (dataplane.c: flow_q_add(), _sub()) */
 	/* written by the TX lcore of the egress port */
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
@@ -354,7 +354,10 @@ struct pcr_class_stats {
 };
 
 /** What a TX lcore keeps per egress port. */
+struct pcr_dp;
+
 struct pcr_txport {
+	const struct pcr_dp *dp; /**< the datapath's context */
 	uint16_t port;
 	uint16_t queue;
 	struct pcr_wheel *wheel;
@@ -541,6 +544,7 @@ struct pcr_flowtab {
 enum pcr_role { PCR_ROLE_NONE = 0, PCR_ROLE_RX = 1, PCR_ROLE_TX = 2 };
 
 struct pcr_lcore {
+	const struct pcr_dp *dp; /**< the datapath's context */
 	unsigned int lcore_id;
 	unsigned int roles;
 	struct pcr_rxq rxq[PCR_MAX_RXQ];
@@ -575,6 +579,39 @@ enum pcr_state {
 	PCR_STOP,        /**< everyone out */
 };
 
+/**
+ * The datapath's context: everything the workers read of the appliance
+ * besides their own pcr_lcore and the ports' shared parts, handed to each
+ * as pcr_lcore.dp and pcr_txport.dp (dataplane.c reads no global).
+ * Filled in before the workers launch (pcr_dp_bind() for the views of
+ * pcr_app); after that the fields above "live" are fixed and those below
+ * it change only the way each says.
+ */
+struct pcr_dp {
+	struct pcr_port *ports;    /**< [n_ports]: pcr_app.ports */
+	struct pcr_lcore *const *lcores; /**< [RTE_MAX_LCORE]: pcr_app.lcores */
+	uint16_t n_ports;
+	unsigned int n_workers;
+	int flow_dynfield;         /**< the mbuf's pcr_flow pointer */
+	int dep_dynfield;          /**< the mbuf's departure (lib/wheel) */
+	uint64_t epoch_tsc;        /**< pcr_fine() time 0 */
+	uint64_t flow_idle_ms;     /**< --flow-idle */
+	uint64_t stage_lead_tsc; /**< --stage-lead in TSC cycles, 0 = off */
+	uint64_t guard_tsc;      /**< --order-guard in TSC cycles, 0 = off */
+	uint32_t txn_idle_coarse; /**< PCR_TXN_IDLE_US, pcr_coarse() units */
+	uint8_t guard_frames;    /**< --order-guard-frames */
+	struct rte_rcu_qsbr *qsbr; /**< workers report quiescent per loop */
+	/* live */
+	struct pcr_classtab *classtab; /**< RCU: __atomic_load_n(ACQUIRE) */
+	/** completion order's levels by class, rebuilt by pcr_rank_poll()
+	 *  byte by byte (relaxed: a rank read half old is harmless) */
+	struct pcr_rank_table rank[PCR_MAX_CLASSES];
+	bool forwarding;         /**< RX lcores poll (start/stop), atomic */
+	uint32_t state;          /**< enum pcr_state, atomic */
+	uint32_t sync_req;       /**< snapshot handshake (control writes) */
+	uint32_t sync_rel;
+};
+
 /** The whole appliance. */
 struct pcr_app {
 	struct pcr_config cfg;
@@ -583,81 +620,30 @@ struct pcr_app {
 	int argc;
 	char **argv;
 	uint64_t tsc_hz;
-	uint64_t epoch_tsc;
 	uint64_t start_tsc;
-	int flow_dynfield;
-	int dep_dynfield;
 	int ts_field;            /**< Tx timestamp dynfield, -1 = none */
 	uint64_t ts_flag;
 	struct rte_mempool *pool;
 	uint16_t n_ports;
 	struct pcr_port ports[PCR_MAX_PORTS];
 	struct pcr_lcore *lcores[RTE_MAX_LCORE];
-	unsigned int n_workers;
-	struct rte_rcu_qsbr *qsbr; /**< workers report quiescent per loop */
 	uint64_t rates_published; /**< rate sets replaced since start */
-	struct pcr_classtab *classtab; /**< RCU: __atomic_load_n(ACQUIRE) */
-	/** completion order's levels by class, rebuilt by pcr_rank_poll()
-	 *  byte by byte (relaxed: a rank read half old is harmless) */
-	struct pcr_rank_table rank[PCR_MAX_CLASSES];
-	bool forwarding;         /**< RX lcores poll (start/stop), atomic */
 	bool fwd_touched;        /**< start/stop given: no auto-start */
 	bool quit;               /**< `quit`: shut down as on SIGTERM */
 	bool closing;            /**< tearing down (under the control lock) */
-	uint32_t state;          /**< enum pcr_state, atomic */
-	uint32_t sync_req;       /**< snapshot handshake */
-	uint32_t sync_rel;
-	uint64_t stage_lead_tsc; /**< --stage-lead in TSC cycles, 0 = off */
-	uint64_t guard_tsc;      /**< --order-guard in TSC cycles, 0 = off */
-	uint32_t txn_idle_coarse; /**< PCR_TXN_IDLE_US, pcr_coarse() units */
+	/** what the workers read (dataplane.c's only view of the above) */
+	struct pcr_dp dp;
 };
 
+/* The datapath (dataplane.c, PCR_DATAPATH) is handed struct pcr_dp and
+ * cannot name the global: the compiler holds it to that. */
+#ifndef PCR_DATAPATH
 extern struct pcr_app pcr_app;
+#endif
 
-static inline struct pcr_flow **
-pcr_flow_field(struct rte_mbuf *m)
-{
-	return RTE_MBUF_DYNFIELD(m, pcr_app.flow_dynfield, struct pcr_flow **);
-}
-
-/*
- * One worker does all RX and all TX (assign_lcores()): it is the only
- * lcore that writes a flow's queued count or stamps a shared policy, so
- * those take plain stores, not locked instructions (pcr_flow_q_add()).
- */
-static inline bool
-pcr_solo(void)
-{
-	return pcr_app.n_workers == 1;
-}
-
-/*
- * Add @p q (pcr_q()) to what flow @p f has queued, or take it away: RX
- * adds, the TX lcore of the packet's egress port takes away. Where those
- * are different lcores, an atomic add; a solo worker, the one writer, stores
- * the sum (no locked instruction; with the shared policies' stores, 6-7 ns
- * a packet here: docs/BENCHMARKS.md).
- * Either way a reader on another lcore (telemetry, the RX lcore's
- * age-out) sees whole values, and what TX takes away is released (the
- * flow may then be aged out and its entry reused).
- */
-static inline void
-pcr_flow_q_add(struct pcr_flow *f, uint64_t q)
-{
-	if (pcr_solo())
-		__atomic_store_n(&f->queued, f->queued + q, __ATOMIC_RELAXED);
-	else
-		__atomic_fetch_add(&f->queued, q, __ATOMIC_RELAXED);
-}
-
-static inline void
-pcr_flow_q_sub(struct pcr_flow *f, uint64_t q)
-{
-	if (pcr_solo())
-		__atomic_store_n(&f->queued, f->queued - q, __ATOMIC_RELEASE);
-	else
-		__atomic_fetch_sub(&f->queued, q, __ATOMIC_RELEASE);
-}
+/** Point the datapath's context at the appliance's ports and lcores (after
+ *  the ports are counted and before the workers launch). */
+void pcr_dp_bind(struct pcr_app *a);
 
 /* control.c: changes made while the workers run */
 
@@ -715,7 +701,7 @@ void pcr_flowtab_free(struct pcr_flowtab *ft);
  * class's histogram (older ones fading by 1/8 a rebuild), and a class of
  * completion order whose table is due (once a second, or at each call
  * with news while it has learned fewer than 64 transactions) gets it
- * rebuilt (pcr_app.rank).
+ * rebuilt (pcr_app.dp.rank, what the RX lcores read).
  */
 void pcr_rank_poll(uint64_t now_tsc);
 
@@ -800,19 +786,5 @@ void pcr_stats_json(const struct pcr_snapshot *s, FILE *f,
 /** The Prometheus text exposition format (node_exporter's textfile
  *  collector reads it): every port counter as pacer_NAME{port,name}. */
 void pcr_stats_prometheus(const struct pcr_snapshot *s, FILE *f);
-
-/** Called by workers at the top of every loop iteration. */
-static inline void
-pcr_sync_point(struct pcr_lcore *lc)
-{
-	uint32_t r = __atomic_load_n(&pcr_app.sync_req, __ATOMIC_ACQUIRE);
-
-	if (likely(r == lc->sync_seen))
-		return;
-	lc->sync_seen = r;
-	__atomic_store_n(&lc->sync_ack, r, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&pcr_app.sync_rel, __ATOMIC_ACQUIRE) != r)
-		rte_pause();
-}
 
 #endif /* PACER_H */

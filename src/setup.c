@@ -123,6 +123,18 @@ pcr_default_mbufs(struct pcr_app *a, unsigned int n_ports, unsigned int n_rx,
 }
 
 void
+pcr_dp_bind(struct pcr_app *a)
+{
+	struct pcr_dp *dp = &a->dp;
+
+	dp->ports = a->ports;
+	dp->lcores = a->lcores;
+	dp->n_ports = a->n_ports;
+	dp->flow_idle_ms = a->cfg.flow_idle_ms;
+	dp->guard_frames = (uint8_t)a->cfg.guard_frames;
+}
+
+void
 pcr_assign_lcores(struct pcr_app *a)
 {
 	unsigned int workers[RTE_MAX_LCORE], nw = 0, n_tx, n_rx, i, l;
@@ -131,13 +143,14 @@ pcr_assign_lcores(struct pcr_app *a)
 
 	RTE_LCORE_FOREACH_WORKER(l)
 		workers[nw++] = l;
-	a->n_workers = nw;
+	a->dp.n_workers = nw;
 	for (i = 0; i < nw; i++) {
 		struct pcr_lcore *lc = rte_zmalloc("pcr_lcore", sizeof(*lc),
 						   RTE_CACHE_LINE_SIZE);
 
 		if (lc == NULL)
 			pcr_fatal("out of memory for lcore state");
+		lc->dp = &a->dp;
 		lc->lcore_id = workers[i];
 		lc->st = rte_zmalloc("pcr_lstats",
 				     sizeof(*lc->st) * a->n_ports,
@@ -377,9 +390,9 @@ pcr_stage_setup(struct pcr_app *a)
 	unsigned int l, o;
 	uint16_t p;
 
-	a->stage_lead_tsc = pcr_clock_ns_to_cycles(a->cfg.stage_lead_us * 1000);
-	a->guard_tsc = pcr_clock_ns_to_cycles(a->cfg.guard_ms * 1000000);
-	a->txn_idle_coarse = (uint32_t)(pcr_clock_ns_to_cycles(
+	a->dp.stage_lead_tsc = pcr_clock_ns_to_cycles(a->cfg.stage_lead_us * 1000);
+	a->dp.guard_tsc = pcr_clock_ns_to_cycles(a->cfg.guard_ms * 1000000);
+	a->dp.txn_idle_coarse = (uint32_t)(pcr_clock_ns_to_cycles(
 						PCR_TXN_IDLE_US * 1000) >>
 					PCR_COARSE_SHIFT);
 	RTE_LCORE_FOREACH_WORKER(l) {
@@ -390,11 +403,11 @@ pcr_stage_setup(struct pcr_app *a)
 		for (p = 0; p < a->n_ports; p++) {
 			pcr_lead_init(&lc->ft->sport[p].lead,
 				      pcr_clock_ns_to_cycles(floor_us * 1000),
-				      a->stage_lead_tsc,
+				      a->dp.stage_lead_tsc,
 				      pcr_clock_ns_to_cycles(PCR_LEAD_WINDOW_MS *
 							     1000000),
 				      now);
-			lc->st[p].stage_lead_tsc = a->stage_lead_tsc;
+			lc->st[p].stage_lead_tsc = a->dp.stage_lead_tsc;
 		}
 		RTE_LCORE_FOREACH_WORKER(o) {
 			if (o != l && (a->lcores[o]->roles & PCR_ROLE_RX))
@@ -411,8 +424,8 @@ pcr_policies_init(struct pcr_app *a)
 	size_t sz = rte_rcu_qsbr_get_memsize(RTE_MAX_LCORE);
 	int rc;
 
-	a->qsbr = rte_zmalloc("pcr_qsbr", sz, RTE_CACHE_LINE_SIZE);
-	if (a->qsbr == NULL || rte_rcu_qsbr_init(a->qsbr, RTE_MAX_LCORE) != 0)
+	a->dp.qsbr = rte_zmalloc("pcr_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (a->dp.qsbr == NULL || rte_rcu_qsbr_init(a->dp.qsbr, RTE_MAX_LCORE) != 0)
 		pcr_fatal("cannot set up RCU state for the workers");
 	rc = pcr_rates_publish(a);
 	if (rc != 0)
@@ -422,7 +435,7 @@ pcr_policies_init(struct pcr_app *a)
 		pcr_fatal("cannot set up the class table: %s", strerror(-rc));
 	/* completion order: nothing learned yet */
 	for (unsigned int i = 0; i < PCR_MAX_CLASSES; i++)
-		pcr_rank_table_reset(&a->rank[i]);
+		pcr_rank_table_reset(&a->dp.rank[i]);
 }
 
 /* The port's clock and send-on-timestamp, once it has started. */
@@ -499,6 +512,7 @@ pcr_wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 	tp = rte_zmalloc("pcr_txport", sizeof(*tp), RTE_CACHE_LINE_SIZE);
 	if (tp == NULL)
 		pcr_fatal("out of memory for port %u TX state", p);
+	tp->dp = &a->dp;
 	tp->port = p;
 	tp->queue = 0;
 	wheel_params(a, p, max_queued, name, &wp);

@@ -183,7 +183,7 @@ pcr_stats_snapshot(struct pcr_snapshot *s)
 		s->consistent = true;
 		return;
 	}
-	r = __atomic_add_fetch(&pcr_app.sync_req, 1, __ATOMIC_ACQ_REL);
+	r = __atomic_add_fetch(&pcr_app.dp.sync_req, 1, __ATOMIC_ACQ_REL);
 	deadline = rte_rdtsc() + pcr_app.tsc_hz / 10;
 	for (l = 0; l < RTE_MAX_LCORE; l++) {
 		struct pcr_lcore *lc = pcr_app.lcores[l];
@@ -201,7 +201,7 @@ pcr_stats_snapshot(struct pcr_snapshot *s)
 	}
 	collect(s);
 	s->consistent = all;
-	__atomic_store_n(&pcr_app.sync_rel, r, __ATOMIC_RELEASE);
+	__atomic_store_n(&pcr_app.dp.sync_rel, r, __ATOMIC_RELEASE);
 	collect_hist(s);
 }
 

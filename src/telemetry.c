@@ -100,7 +100,7 @@ stats_extra(struct rte_tel_data *d, const struct pcr_snapshot *s)
 	rte_tel_data_add_dict_int(d, "tsc_ppb", (int)(ci.tsc_ppm * 1000));
 	rte_tel_data_add_dict_u64(d, "consistent", s->consistent);
 	rte_tel_data_add_dict_u64(d, "forwarding",
-				  __atomic_load_n(&pcr_app.forwarding, __ATOMIC_ACQUIRE));
+				  __atomic_load_n(&pcr_app.dp.forwarding, __ATOMIC_ACQUIRE));
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use",
 				  rte_mempool_in_use_count(pcr_app.pool));
 	rte_tel_data_add_dict_u64(d, "mbufs", pcr_app.pool->size);

@@ -300,7 +300,7 @@ static void
 reset(void)
 {
 	pcr_app.cfg = base;
-	pcr_app.forwarding = false;
+	pcr_app.dp.forwarding = false;
 	pcr_app.fwd_touched = false;
 	pcr_app.quit = false;
 	resume_tsc = 0;
@@ -358,7 +358,7 @@ static void
 check_published(void)
 {
 	const struct pcr_config *c = &pcr_app.cfg;
-	const struct pcr_classtab *ct = pcr_app.classtab;
+	const struct pcr_classtab *ct = pcr_app.dp.classtab;
 	unsigned int i;
 	uint16_t p;
 
