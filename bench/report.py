@@ -55,7 +55,7 @@ GOAL_RE = re.compile(
 
 # the order run.sh runs them in
 PARTS = ["throughput", "sched", "accuracy", "memory", "conformance",
-         "lcores", "scale", "queued", "fct"]
+         "lcores", "scale", "queued", "fct", "instr"]
 
 # bench (emit's first field) or goal name -> part, by prefix; first match
 BENCH_PART = [
@@ -71,6 +71,7 @@ BENCH_PART = [
     ("scale_", "scale"),
     ("queued_", "queued"),
     ("fct_", "fct"),
+    ("instr", "instr"),
 ]
 GOAL_PART = [
     ("throughput_vs_testpmd", "throughput"),
@@ -82,6 +83,7 @@ GOAL_PART = [
     ("scale_", "scale"),
     ("queued_", "queued"),
     ("fct_", "fct"),
+    ("instr_", "instr"),
 ]
 
 META_ORDER = ["date", "commit", "machine", "command"]

@@ -3,7 +3,7 @@
 # Copyright(c) 2026 The pacer authors
 #
 # bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--write-doc] [--hugepages]
-#              [--only throughput|sched|accuracy|conformance|memory|lcores|scale|queued|fct]
+#              [--only throughput|sched|accuracy|conformance|memory|lcores|scale|queued|fct|instr]
 #              [--rx-lcores "N..."] [--scale-flows "N..."] [--queued-limits "L..."]
 #              [--acc-sizes "BYTES..."] [--acc-rates "RATE..."] [--acc-slots "NS..."]
 #
@@ -55,6 +55,12 @@
 #               under 100 KB <= 7), the same as UDP frames (websearch_udp,
 #               figures), and one long flow plus short ones (goals: short
 #               mean <= 1.4x SRPT's, the long flow within 1 % of fair).
+#   instr       instructions per packet on the RX and on the TX path
+#               (bench/instr.sh: callgrind, two net_null ports, pacing
+#               active, one worker), of this tree and of INSTR_BASE
+#               (default fe3aa5f, issue 20's "today"), built in a git
+#               worktree and run in the same part; goal: each path at
+#               most half of the baseline's (issue 20, item 4).
 # Paced runs that feed a capture (or an endless one) at once give
 # --flow-queue 0, as before the 100 ms default: each figure measures what
 # it did before (and the fct transactions arrive as bursts by design).
@@ -134,8 +140,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case "$ONLY" in all|throughput|sched|accuracy|conformance|memory|lcores|scale|queued|fct) ;;
-*) echo "run.sh: bad --only '$ONLY': all, throughput, sched, accuracy, conformance, memory, lcores, scale, queued or fct" >&2; exit 2 ;;
+case "$ONLY" in all|throughput|sched|accuracy|conformance|memory|lcores|scale|queued|fct|instr) ;;
+*) echo "run.sh: bad --only '$ONLY': all, throughput, sched, accuracy, conformance, memory, lcores, scale, queued, fct or instr" >&2; exit 2 ;;
 esac
 case "$REPS" in ''|*[!0-9]*|0) echo "run.sh: bad --reps '$REPS'" >&2; exit 2 ;; esac
 if [ "$QUICK" = 1 ]; then
@@ -1016,6 +1022,39 @@ fct() {
 	fct_cleanup
 }
 
+# --- instructions per packet (callgrind) -------------------------------------
+instr() {
+	local base=${INSTR_BASE:-fe3aa5f} wt=$TMP/instr-base secs=$((SECS * 4))
+	local path v b ratio
+	git worktree add --detach -f "$wt" "$base" >/dev/null 2>&1 ||
+		{ echo "run.sh: instr: cannot check out $base (a clone with its history?)" >&2; return 1; }
+	if ! { meson setup "$wt/build-cg" "$wt" -Dcpu_instruction_set=x86-64-v3 \
+			-Dtests=disabled >/dev/null && ninja -C "$wt/build-cg" src/pacer >/dev/null; }; then
+		echo "run.sh: instr: building $base failed" >&2
+		git worktree remove --force "$wt"
+		return 1
+	fi
+	bench/instr.sh --pacer "$wt/build-cg/src/pacer" --secs "$secs" >"$TMP/instr.base" &&
+		bench/instr.sh --secs "$secs" >"$TMP/instr.now"
+	local st=$?
+	git worktree remove --force "$wt"
+	[ "$st" = 0 ] || { echo "run.sh: instr: bench/instr.sh failed" >&2; return 1; }
+	log "instr: $base: $(tr '\n' ' ' <"$TMP/instr.base"); now: $(tr '\n' ' ' <"$TMP/instr.now")"
+	for path in rx tx loop pmd; do
+		v=$(awk -v p="$path" '$3 == p { print $4 }' "$TMP/instr.now")
+		b=$(awk -v p="$path" '$3 == p { print $4 }' "$TMP/instr.base")
+		emit instr "one-worker-$path" "$v" Ir/packet "$base" "$b"
+	done
+	for path in rx tx; do
+		v=$(awk -v p="$path" '$3 == p { print $4 }' "$TMP/instr.now")
+		b=$(awk -v p="$path" '$3 == p { print $4 }' "$TMP/instr.base")
+		ratio=$(awk -v a="$v" -v b="$b" 'BEGIN {printf "%.3f", a / b}')
+		emit instr_ratio "one-worker-$path" "$ratio" x "$base" 1
+		goal "instr_half/$path" "$ratio" "<= 0.5" \
+			"$(awk -v r="$ratio" 'BEGIN {print (r <= 0.5) ? "met" : "missed"}')"
+	done
+}
+
 # part NAME: run the part if --only selects it; note what ran and what failed
 part() {
 	case "$ONLY" in all|"$1") ;; *) return 0 ;; esac
@@ -1031,6 +1070,7 @@ part lcores
 part scale
 part queued
 part fct
+part instr
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 log "load at the end $LOAD1"
 for g in "${GOALS[@]}"; do

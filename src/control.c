@@ -66,6 +66,10 @@ pcr_rates_build(const struct pcr_config *c, uint16_t p, struct pcr_rates *r)
 	r->tsc_hz = hz;
 	r->wire_overhead = (uint32_t)c->wire_overhead;
 	r->flow_limit = c->flow_limit;
+	r->max_late_tsc = pcr_clock_ns_to_cycles(c->max_late_us * 1000u);
+	r->behind_bound_tsc = pcr_clock_ns_to_cycles(
+		(c->max_late_us != 0 ? c->max_late_us : PCR_BEHIND_WARN_US) *
+		1000u);
 	r->horizon_tsc = pcr_clock_ns_to_cycles(c->horizon_ms * 1000000u);
 	r->horizon_cap = c->horizon_policy != PCR_WHEEL_HORIZON_DROP;
 	if (pcr_rate_init(&r->agg, agg, burst, hz) != 0)
@@ -353,6 +357,7 @@ cfg_take(struct pcr_config *c, const struct pcr_config *d)
 	c->flow_rate_bps = d->flow_rate_bps;
 	c->flow_limit = d->flow_limit;
 	c->flow_queue_ms = d->flow_queue_ms;
+	c->max_late_us = d->max_late_us;
 	c->horizon_ms = d->horizon_ms;
 	c->horizon_policy = d->horizon_policy;
 	memcpy(c->port_rate_set, d->port_rate_set, sizeof(c->port_rate_set));
@@ -711,6 +716,10 @@ reload_apply(struct pcr_config *c, const struct pcr_config *nc, FILE *f)
 		fprintf(f, "; flow-limit %" PRIu64 " -> %" PRIu64, c->flow_limit,
 			nc->flow_limit);
 	c->flow_limit = nc->flow_limit;
+	if (c->max_late_us != nc->max_late_us)
+		fprintf(f, "; max-late %" PRIu64 " -> %" PRIu64 " us",
+			c->max_late_us, nc->max_late_us);
+	c->max_late_us = nc->max_late_us;
 }
 
 int

@@ -935,6 +935,8 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 			lc->rx_queued |= batch_flush(&x, &b) != 0;
 	}
 	lc->rx_queued |= batch_flush(&x, &b) != 0;
+	if (n != 0)
+		st->stage_cycles += rte_rdtsc() - now_tsc;
 	if (sp->flows != 0)
 		/* stopped only by classes or flows of its own: not
 		 * competing for the port's room */
@@ -1023,10 +1025,10 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	struct pcr_lstats *eg_st = &lc->st[q->egress];
 	struct pcr_flowtab *ft = lc->ft;
 	struct pcr_stage_port *sp = &ft->sport[q->egress];
-	uint64_t now_tsc, fq;
+	uint64_t now_tsc, fq, behind, late_cut = 0, t1;
 	unsigned int i, sent;
 	uint16_t n;
-	uint64_t t0 = (lc->roles & PCR_ROLE_TX) ? rte_rdtsc() : 0;
+	uint64_t t0 = rte_rdtsc();
 
 	n = rte_eth_rx_burst(q->port, q->queue, pkts, nb);
 	if (n == 0) {
@@ -1037,6 +1039,19 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	stamp_ctx_init(&x, lc->dp, q->egress, eg_st, sp, now_tsc);
 	b.k = 0;
 	ct = __atomic_load_n(&lc->dp->classtab, __ATOMIC_ACQUIRE);
+	/*
+	 * Overload (--max-late): the port's TX lcore is behind (tx_behind()),
+	 * sending what is due `behind` late, so a packet due at d leaves at
+	 * about max(d, now + behind), or later: what is queued between
+	 * shows in `behind` only once the TX lcore reaches it. So what would
+	 * leave more than half of max_late after its time (d before
+	 * late_cut) is refused here; the TX lcore drops what is still more
+	 * than max_late late when it dequeues it.
+	 */
+	behind = __atomic_load_n(&x.eg->tx_behind_tsc, __ATOMIC_RELAXED);
+	if (unlikely(behind > x.rs->max_late_tsc / 2) &&
+	    x.rs->max_late_tsc != 0)
+		late_cut = now_tsc + behind - x.rs->max_late_tsc / 2;
 
 	pcr_classify_parse_burst(pkts, n, info);
 	for (i = 0; i < n; i++) {
@@ -1103,6 +1118,18 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		}
 		r = stamp_try(&x, &b, f, m, bytes, x.lead, &why);
 		if (likely(r == PCR_STAMP_PLACED || r == PCR_STAMP_CAPPED)) {
+			if (unlikely(late_cut != 0) &&
+			    b.dep_tsc[b.k - 1] < late_cut) {
+				/* undone: its flow and the policies as if it
+				 * had not come */
+				b.k--;
+				pcr_stamp_refund(&f->pol, &b.undo[b.k],
+						 b.lv[b.k], b.n_lv[b.k],
+						 x.solo);
+				eg_st->drop_late++;
+				rte_pktmbuf_free(m);
+				continue;
+			}
 			if (tsf != NULL) {
 				tsf->txn_bytes += bytes;
 				txn_watch(ft, tsf);
@@ -1119,9 +1146,11 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		}
 	}
 	sent = batch_flush(&x, &b);
-	if (t0 != 0) {
+	t1 = rte_rdtsc();
+	in_st->rx_cycles += t1 - t0;
+	if (lc->roles & PCR_ROLE_TX) {
 		/* per packet, x 16, averaged over about 8 bursts */
-		uint64_t c16 = (rte_rdtsc() - t0) * 16 / n;
+		uint64_t c16 = (t1 - t0) * 16 / n;
 
 		lc->rx_cost16 = lc->rx_cost16 - lc->rx_cost16 / 8 + c16 / 8;
 		lc->rx_queued |= sent != 0;
@@ -1158,6 +1187,49 @@ refund_dropped(const struct pcr_txport *tp, const struct pcr_flow *f,
 		if (!pcr_rate_unlimited(r[i]) && cal[i] != NULL)
 			pcr_cal_refund(cal[i], pcr_cal_bucket_of(cal[i], dep),
 				       pcr_rate_cost(r[i], len), solo(dp));
+}
+
+/*
+ * @p tp sends what is due @p late TSC cycles late (its oldest due, at
+ * @p now_tsc). It is behind once that has been more than the bound
+ * (--max-late, or PCR_BEHIND_WARN_US with --max-late 0: @p rs) for longer
+ * than the bound: a TX lcore that cannot keep up, not one catching up
+ * after a stall of its CPU (which it does faster than packets arrive). It
+ * stays behind, whatever --max-late keeps its lateness to, until it has
+ * sent on time (within PCR_BEHIND_QUANTUM) for a second: an RX lcore
+ * that loses its CPU now and then lets the TX lcore catch up meanwhile,
+ * and the overload is back when it returns. Published for the RX lcores (--max-late)
+ * and the control lcore in PCR_BEHIND_QUANTUM steps (one at least), 0
+ * while it is not behind, stored only when the step changes (a TX lcore
+ * that keeps up stores nothing). @return whether it is behind.
+ */
+static inline bool
+tx_behind(struct pcr_txport *tp, int64_t late, uint64_t now_tsc,
+	  const struct pcr_rates *rs)
+{
+	uint64_t bound = rs->behind_bound_tsc, q = 0;
+
+	/* behind_since: since when the lateness is past what changes the
+	 * state (up: the bound; down: on time), 0 = it is not */
+	if (tp->behind_on ? late >= (int64_t)PCR_BEHIND_QUANTUM :
+			    late <= (int64_t)bound)
+		tp->behind_since = 0;
+	else if (tp->behind_since == 0)
+		tp->behind_since = now_tsc;
+	else if (now_tsc - tp->behind_since >
+		 (tp->behind_on ? rs->tsc_hz : bound)) {
+		tp->behind_on = !tp->behind_on;
+		tp->behind_since = 0;
+	}
+	if (tp->behind_on)
+		q = RTE_MAX((uint64_t)late & ~(PCR_BEHIND_QUANTUM - 1),
+			    PCR_BEHIND_QUANTUM);
+	if (likely(q == tp->behind))
+		return tp->behind_on;
+	tp->behind = q;
+	__atomic_store_n(&tp->dp->ports[tp->port].tx_behind_tsc, q,
+			 __ATOMIC_RELAXED);
+	return tp->behind_on;
 }
 
 /* Account one packet the PMD accepted (its mbuf may be gone already). */
@@ -1212,27 +1284,51 @@ tx_drop_pending(struct pcr_txport *tp, uint64_t *ctr)
 	tp->n_pend = 0;
 }
 
-static void
+/*
+ * Take the @p n packets the wheel gave at pend[@p from...] into pending.
+ * How late the first is says whether this TX lcore is behind
+ * (tx_behind()); while it is, with --max-late (@p rs), one more than that
+ * late is dropped (drop_late) instead of sent: the RX lcores refuse at the
+ * same bound, but they learn of it a burst late. @return the packets
+ * kept, now pend[@p from...].
+ */
+static unsigned int
 tx_take(struct pcr_txport *tp, unsigned int from, unsigned int n,
-	uint64_t now_tsc, bool offl)
+	uint64_t now_tsc, bool offl, const struct pcr_rates *rs)
 {
-	unsigned int i;
+	uint64_t max_late = 0;
+	unsigned int i, k = from;
 
 	for (i = from; i < from + n; i++) {
 		struct rte_mbuf *m = tp->pend[i];
 		uint64_t dep = *pcr_wheel_departure(m, tp->dp->dep_dynfield);
+		int64_t late = (int64_t)(now_tsc - dep);
 
-		tp->pend_dep[i] = dep;
-		tp->pend_len[i] = rte_pktmbuf_pkt_len(m);
-		tp->pend_flow[i] = *flow_field(tp->dp, m);
+		if (i == from && tx_behind(tp, late, now_tsc, rs))
+			max_late = rs->max_late_tsc;
+		if (unlikely(max_late != 0 && late > (int64_t)max_late)) {
+			/* its time is past: nothing to give back to the
+			 * policies (refund_dropped()) */
+			flow_q_sub(solo(tp->dp), *flow_field(tp->dp, m),
+				   pcr_q(rte_pktmbuf_pkt_len(m)));
+			rte_pktmbuf_free(m);
+			tp->drop_late++;
+			continue;
+		}
+		tp->pend[k] = m;
+		tp->pend_dep[k] = dep;
+		tp->pend_len[k] = rte_pktmbuf_pkt_len(m);
+		tp->pend_flow[k] = *flow_field(tp->dp, m);
 		/* send-on-timestamp: the NIC holds what is not due yet */
-		tp->pend_offl[i] = offl && (int64_t)(dep - now_tsc) > 0;
-		if (tp->pend_offl[i]) {
+		tp->pend_offl[k] = offl && late < 0;
+		if (tp->pend_offl[k]) {
 			*RTE_MBUF_DYNFIELD(m, tp->ts_field, uint64_t *) =
 				pcr_clock_tsc_to_nic(tp->port, dep);
 			m->ol_flags |= tp->ts_flag;
 		}
+		k++;
 	}
+	return k - from;
 }
 
 #ifdef PCR_TEST_HOOKS
@@ -1259,7 +1355,7 @@ tx_test_hold(struct pcr_txport *tp, uint64_t upto, uint64_t now_tsc)
 static bool
 tx_port_burst(struct pcr_txport *tp, uint64_t now_tsc)
 {
-	unsigned int n, sent, i;
+	unsigned int n = 0, sent, i;
 	uint64_t tx_tsc;
 
 	if (tp->n_pend < PCR_TX_BURST) {
@@ -1279,14 +1375,28 @@ tx_port_burst(struct pcr_txport *tp, uint64_t now_tsc)
 					    tp->pend + tp->n_pend,
 					    PCR_TX_BURST - tp->n_pend);
 		if (n != 0) {
+			const struct pcr_rates *rs = __atomic_load_n(
+				&tp->dp->ports[tp->port].rates,
+				__ATOMIC_ACQUIRE);
+
 			if (tp->n_pend == 0)
 				tp->stuck_since = now_tsc;
-			tx_take(tp, tp->n_pend, n, now_tsc, offl);
-			tp->n_pend += n;
+			/* lateness against the clock now: a catch-up's later
+			 * bursts leave well after the poll's now_tsc */
+			tp->n_pend += tx_take(tp, tp->n_pend, n, rte_rdtsc(),
+					      offl, rs);
+		} else if (tp->n_pend == 0 &&
+			   (tp->behind_on || tp->behind_since != 0)) {
+			/* nothing due: on time */
+			tx_behind(tp, 0, now_tsc,
+				  __atomic_load_n(&tp->dp->ports[tp->port].rates,
+						  __ATOMIC_ACQUIRE));
 		}
 	}
 	if (tp->n_pend == 0)
-		return false;
+		/* nothing due, or all it took was past --max-late: another
+		 * burst */
+		return n != 0;
 	if (unlikely(__atomic_load_n(&tp->link_down, __ATOMIC_RELAXED))) {
 		tx_drop_pending(tp, &tp->drop_link);
 		return false;
@@ -1330,15 +1440,25 @@ tx_port_burst(struct pcr_txport *tp, uint64_t now_tsc)
  * up to a burst per queue per pass, so a TX that takes one burst per pass
  * never makes up a delay (a preemption, a burst of arrivals) once it has
  * one, and every departure after it stays that late.
+ * @return the TSC it ended at if it sent anything (the time the next
+ * port's poll starts from), else @p now_tsc.
  */
-static void
+static uint64_t
 tx_port_poll(struct pcr_txport *tp, uint64_t now_tsc)
 {
+	uint64_t sent = tp->tx_packets, end;
 	unsigned int b;
 
 	for (b = 0; b < PCR_TX_CATCHUP; b++)
 		if (!tx_port_burst(tp, now_tsc))
 			break;
+	if (tp->tx_packets == sent)
+		return now_tsc;
+	/* busy: from the time it was handed (its caller's clock, or where
+	 * the previous port's poll ended) to now */
+	end = rte_rdtsc();
+	tp->tx_cycles += end - now_tsc;
+	return end;
 }
 
 /*
@@ -1396,7 +1516,7 @@ rx_burst_size(struct pcr_lcore *lc)
 
 	if (lc->rx_queued) {
 		for (i = 0; i < lc->n_tx; i++)
-			tx_port_poll(lc->tx[i], now);
+			now = tx_port_poll(lc->tx[i], now);
 		lc->rx_queued = false;
 		now = rte_rdtsc();
 	}
@@ -1405,7 +1525,7 @@ rx_burst_size(struct pcr_lcore *lc)
 		return PCR_RX_BURST;
 	if (due <= now) {
 		for (i = 0; i < lc->n_tx; i++)
-			tx_port_poll(lc->tx[i], now);
+			now = tx_port_poll(lc->tx[i], now);
 		now = rte_rdtsc();
 		due = lcore_next_due(lc, now);
 		if (due == UINT64_MAX)
@@ -1561,7 +1681,7 @@ pcr_worker_main(void *arg)
 				tx_port_requests(lc->tx[i]);
 			now = rte_rdtsc();
 			for (i = 0; i < lc->n_tx; i++)
-				tx_port_poll(lc->tx[i], now);
+				now = tx_port_poll(lc->tx[i], now);
 			lc->rx_queued = false;
 			if (st == PCR_STOP_RX && all_rx_stopped(dp)) {
 				bool empty = true;

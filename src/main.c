@@ -274,6 +274,76 @@ set_state(enum pcr_state s)
 	__atomic_store_n(&pcr_app.dp.state, s, __ATOMIC_RELEASE);
 }
 
+/* Packets dropped for port @p p under --max-late so far: refused by RX
+ * lcores, dropped by its TX lcore. */
+static uint64_t
+drop_late_total(const struct pcr_app *a, uint16_t p)
+{
+	uint64_t n = a->ports[p].tx != NULL ?
+			     __atomic_load_n(&a->ports[p].tx->drop_late,
+					     __ATOMIC_RELAXED) :
+			     0;
+	unsigned int l;
+
+	for (l = 0; l < RTE_MAX_LCORE; l++)
+		if (a->lcores[l] != NULL && a->lcores[l]->st != NULL)
+			n += __atomic_load_n(&a->lcores[l]->st[p].drop_late,
+					     __ATOMIC_RELAXED);
+	return n;
+}
+
+/*
+ * The TX side falling behind (issue 20): one line when a port's TX lcore
+ * is behind (it has sent what is due more than --max-late late for longer
+ * than that, PCR_BEHIND_WARN_US with --max-late 0: dataplane.c,
+ * tx_behind()), and one once it is not (it has sent on time for a second),
+ * with the worst it reached and what was refused meanwhile.
+ */
+static void
+behind_watch(struct pcr_app *a, uint64_t now)
+{
+	static struct {
+		bool on;
+		uint64_t since, worst, drop0;
+	} w[PCR_MAX_PORTS];
+	uint64_t max_late = a->cfg.max_late_us;
+	uint16_t p;
+
+	for (p = 0; p < a->n_ports; p++) {
+		uint64_t b = __atomic_load_n(&a->ports[p].tx_behind_tsc,
+					     __ATOMIC_RELAXED);
+
+		if (!w[p].on) {
+			if (b == 0)
+				continue;
+			w[p].on = true;
+			w[p].since = now;
+			w[p].worst = b;
+			w[p].drop0 = drop_late_total(a, p);
+			if (max_late != 0)
+				PCR_LOG(WARNING,
+					"port %u: the TX lcore cannot keep up: it sends what is due %.1f ms late, more than --max-late %" PRIu64
+					" us; refusing at RX what would leave later (drop_late)",
+					p, pcr_clock_cycles_to_ns(b) / 1e6, max_late);
+			else
+				PCR_LOG(WARNING,
+					"port %u: the TX lcore cannot keep up: it sends what is due %.1f ms late (--max-late 0: nothing is refused, packets leave that late)",
+					p, pcr_clock_cycles_to_ns(b) / 1e6);
+			continue;
+		}
+		w[p].worst = RTE_MAX(w[p].worst, b);
+		if (b != 0)
+			continue;
+		w[p].on = false;
+		PCR_LOG(NOTICE,
+			"port %u: the TX lcore keeps up again (behind for %.1f s, the last second of it on time; at worst %.1f ms late); %" PRIu64
+			" packets dropped for it meanwhile (drop_late)",
+			p, (double)(now - w[p].since) / (double)a->tsc_hz,
+			pcr_clock_cycles_to_ns(w[p].worst) / 1e6,
+			drop_late_total(a, p) - w[p].drop0);
+	}
+}
+
 static void
 control_loop(struct pcr_app *a)
 {
@@ -403,6 +473,7 @@ control_loop(struct pcr_app *a)
 		if (now >= next_link) {
 			link_poll(a, false);
 			pcr_rank_poll(now);
+			behind_watch(a, now);
 			next_link = now + a->tsc_hz / 100;
 		}
 		pcr_ctl_unlock();

@@ -110,6 +110,8 @@ struct pcr_config {
 	uint64_t flow_limit;     /**< packets queued per flow, 0 = none */
 	uint64_t flow_queue_ms;  /**< time of queue per flow at its tightest
 				  *   rate, 0 = none (the horizon bounds it) */
+	uint64_t max_late_us;    /**< refuse at RX while the TX side is
+				  *   this far behind, 0 = never */
 	uint64_t mbufs;          /**< pool size, 0 = derived */
 	uint64_t exit_on_idle_ms; /**< 0 = run until a signal */
 	char stats_json[PATH_MAX];
@@ -308,6 +310,13 @@ struct pcr_rates {
 	 *  port: --flow-queue at the tightest of the flow's, the class's
 	 *  and the port's rates; 0 = no bound */
 	uint64_t flow_qbytes[PCR_MAX_CLASSES];
+	/** --max-late in TSC cycles (0 = off): while the port's TX lcore is
+	 *  further behind its departures than this (pcr_port.tx_behind_tsc),
+	 *  the RX lcores refuse what would leave more than this late */
+	uint64_t max_late_tsc;
+	/** how late, for how long, a TX lcore must send to be behind:
+	 *  max_late_tsc, or PCR_BEHIND_WARN_US without --max-late */
+	uint64_t behind_bound_tsc;
 	/* the shared policies' calendars (lib/policy/pcr_cal.h), one per
 	 * finite rate, published with the rates they are sized for: a set
 	 * keeps the previous set's calendar where it still suits the rate
@@ -332,6 +341,8 @@ struct pcr_lstats {
 				  *   their last departure was still ahead:
 				  *   their next one is held back to it */
 	uint64_t drop_inbox;     /**< wheel inbox full */
+	uint64_t drop_late;      /**< refused: the TX side was behind by more
+				  *   than --max-late */
 	uint64_t flows_new;
 	uint64_t flows_aged;
 	uint64_t flow_table_full;
@@ -345,6 +356,11 @@ struct pcr_lstats {
 	uint64_t order_guard;    /**< held flows the starvation guard moved
 				  *   ahead of every rank (completion order) */
 	uint64_t drop_shutdown;  /**< staged, dropped at shutdown */
+	/* busy cycles (TSC) of the RX role: bursts received on this port
+	 * (from the PMD's receive to the wheel's inbox), and staging passes
+	 * that stamped held packets for it as the egress port */
+	uint64_t rx_cycles;
+	uint64_t stage_cycles;
 } __rte_cache_aligned;
 
 /** Per egress port, per class counters (TX lcore). */
@@ -383,6 +399,13 @@ struct pcr_txport {
 	uint64_t tx_late;        /**< sent more than two slots late */
 	uint64_t tx_early;       /**< sent before departure: must stay 0 */
 	uint64_t tx_offloaded;   /**< handed to the NIC to send at its time */
+	uint64_t tx_cycles;      /**< TSC in polls that sent packets */
+	uint64_t drop_late;      /**< more than --max-late late at dequeue */
+	uint64_t behind;         /**< what it last stored in its port's
+				  *   tx_behind_tsc */
+	uint64_t behind_since;   /**< crossing into or out of behind since
+				  *   (0: not; dataplane.c, tx_behind()) */
+	bool behind_on;          /**< behind (dataplane.c, tx_behind()) */
 	uint64_t drop_wheel[PCR_WHEEL_DROP_MAX];
 	uint64_t drop_shutdown;
 	uint64_t drop_link;      /**< due while the link was down */
@@ -418,7 +441,23 @@ struct pcr_port {
 	uint64_t link_changes;   /**< up/down transitions seen while running */
 	struct pcr_txport *tx;   /**< this port as an egress */
 	struct pcr_rates *rates; /**< RCU: __atomic_load_n(ACQUIRE) */
-};
+	/** how late its TX lcore sends what is due (its last burst's first
+	 *  packet) while it is behind (dataplane.c, tx_behind()), in TSC
+	 *  cycles rounded down to PCR_BEHIND_QUANTUM; 0 otherwise. Written by
+	 *  the TX lcore only when that changes (its own line, read by the RX
+	 *  lcores each burst and by the control lcore) */
+	uint64_t tx_behind_tsc __rte_cache_aligned;
+} __rte_cache_aligned;
+
+/** tx_behind_tsc's unit, TSC cycles (2^16: 25 us at 2.6 GHz): lateness
+ *  below it reads 0, so a TX lcore that keeps up never writes the line. */
+#define PCR_BEHIND_QUANTUM (UINT64_C(1) << 16)
+/** --max-late default, us: the most a packet may leave after its time
+ *  while the TX side cannot keep up (issue 20); 0 turns it off. */
+#define PCR_MAX_LATE_US_DEFAULT 10000
+/** With --max-late 0: how late, for how long, a TX lcore must send before
+ *  it is behind and the control lcore says so. */
+#define PCR_BEHIND_WARN_US 10000
 
 struct pcr_rxq {
 	uint16_t port;
@@ -718,7 +757,12 @@ struct pcr_port_snap {
 	uint64_t order_guard;
 	uint64_t drop_horizon, drop_flow_limit, drop_flow_queue, drop_spill, drop_no_mbuf,
 		drop_tx, drop_shutdown, drop_inbox, drop_wheel_nomem,
-		drop_rx_missed, drop_link;
+		drop_rx_missed, drop_link, drop_late;
+	/** busy TSC cycles by role, and per packet (over what the RX lcores
+	 *  received, what was staged, what was sent) */
+	uint64_t rx_cycles, stage_cycles, tx_cycles;
+	uint64_t rx_cycles_pkt, stage_cycles_pkt, tx_cycles_pkt;
+	uint64_t tx_behind_ns;   /**< how late the TX lcore sends now */
 	uint64_t dropped;
 	bool link_up;
 	uint64_t link_changes;

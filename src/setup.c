@@ -214,7 +214,10 @@ pcr_assign_lcores(struct pcr_app *a)
  *   refuses everything, as a NIC whose link went away would;
  * - PACER_TEST_TX_SHARE=P (1..100): every port accepts P % of each burst
  *   (rounded up) and refuses every fourth burst whole, as a NIC whose
- *   descriptor ring is nearly full would.
+ *   descriptor ring is nearly full would;
+ * - PACER_TEST_TX_COST_NS=N (1..1000000): every port's send spins N ns a
+ *   packet before taking the burst, as a TX lcore that cannot keep up
+ *   would (a slower core, a costlier PMD): its capacity is 1e9 / N pps.
  * And one for the wheel's consumer:
  * - PACER_TEST_WHEEL_HOLD_MS=MS (1..60000): every TX lcore's wheel clock
  *   stands at the wheel's start (tick 0) for MS from its first poll, as a
@@ -226,7 +229,23 @@ static struct test_tx_hook {
 	uint64_t budget;
 	unsigned int share;
 	uint64_t calls;
+	uint64_t cost_tsc; /**< a packet */
 } test_tx_hook[PCR_MAX_PORTS];
+
+static uint16_t
+test_tx_cost_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
+		uint16_t n, void *arg)
+{
+	const struct test_tx_hook *h = arg;
+	uint64_t until = rte_rdtsc() + h->cost_tsc * n;
+
+	RTE_SET_USED(port);
+	RTE_SET_USED(queue);
+	RTE_SET_USED(pkts);
+	while (rte_rdtsc() < until)
+		rte_pause();
+	return n;
+}
 
 static uint16_t
 test_tx_budget_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
@@ -277,6 +296,19 @@ test_tx_hooks(uint16_t p)
 			pcr_fatal("port %u: PACER_TEST_TX_SHARE: no TX callbacks", p);
 		PCR_LOG(NOTICE, "port %u: test hook: accepts %u %% of each burst, none of every fourth",
 			p, h->share);
+	}
+	if ((v = getenv("PACER_TEST_TX_COST_NS")) != NULL) {
+		char *end;
+		unsigned long ns;
+
+		errno = 0;
+		ns = strtoul(v, &end, 10);
+		if (errno != 0 || end == v || *end != '\0' || ns < 1 || ns > 1000000)
+			pcr_fatal("PACER_TEST_TX_COST_NS '%s': not a time in 1..1000000 ns", v);
+		h->cost_tsc = pcr_clock_ns_to_cycles(ns);
+		if (rte_eth_add_tx_callback(p, 0, test_tx_cost_cb, h) == NULL)
+			pcr_fatal("port %u: PACER_TEST_TX_COST_NS: no TX callbacks", p);
+		PCR_LOG(NOTICE, "port %u: test hook: sending costs %lu ns a packet", p, ns);
 	}
 }
 

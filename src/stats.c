@@ -62,6 +62,10 @@ collect(struct pcr_snapshot *s)
 		ps->tx_late = tp->tx_late;
 		ps->tx_early = tp->tx_early;
 		ps->tx_offloaded = tp->tx_offloaded;
+		ps->tx_cycles = tp->tx_cycles;
+		ps->drop_late = tp->drop_late;
+		ps->tx_behind_ns = pcr_clock_cycles_to_ns(__atomic_load_n(
+			&pcr_app.ports[p].tx_behind_tsc, __ATOMIC_RELAXED));
 		ps->pending = __atomic_load_n(&tp->n_pend, __ATOMIC_RELAXED);
 		ps->drop_tx = tp->tx_drop;
 		ps->drop_shutdown = tp->drop_shutdown;
@@ -99,6 +103,9 @@ collect(struct pcr_snapshot *s)
 			ps->drop_horizon += ls->drop_horizon;
 			ps->held_for_order += ls->held_for_order;
 			ps->drop_inbox += ls->drop_inbox;
+			ps->drop_late += ls->drop_late;
+			ps->rx_cycles += ls->rx_cycles;
+			ps->stage_cycles += ls->stage_cycles;
 			ps->flows_new += ls->flows_new;
 			ps->flows_aged += ls->flows_aged;
 			ps->flow_table_full += ls->flow_table_full;
@@ -131,6 +138,15 @@ collect(struct pcr_snapshot *s)
 		unsigned int i;
 
 		ps->queued = ps->wheel.queued + ps->pending + ps->staged;
+		/* per packet: over what the RX lcores received (rx_packets less
+		 * what the PMD had no room for), staged, sent */
+		if (ps->rx_packets > ps->rx_nombuf + ps->rx_missed)
+			ps->rx_cycles_pkt = ps->rx_cycles /
+				(ps->rx_packets - ps->rx_nombuf - ps->rx_missed);
+		if (ps->staged_total != 0)
+			ps->stage_cycles_pkt = ps->stage_cycles / ps->staged_total;
+		if (ps->tx_packets != 0)
+			ps->tx_cycles_pkt = ps->tx_cycles / ps->tx_packets;
 		for (i = 0; i < pcr_n_port_counters; i++)
 			if (pcr_port_counters[i].kind == PCR_DROP)
 				ps->dropped += pcr_counter_value(&pcr_port_counters[i], ps);
