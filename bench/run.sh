@@ -30,8 +30,11 @@
 #               100 mbit/s, 1 gbit/s), worst window of all reps.
 #   memory      resident size against horizon and slot width, the
 #               wheel's own memory, RSS with the mbuf pool left out.
-#   lcores      pacer with N RX lcores for each N of --rx-lcores (default
-#               1): total and per-RX-lcore Mpps, and the machine's CPUs.
+#   lcores      pacer as one worker doing RX and TX, then with N RX lcores
+#               for each N of --rx-lcores (default 1; give "1 2 4 8" on a
+#               machine with the cores): total and per-RX-lcore Mpps, each
+#               side's cycles a packet, the departure error p99 against the
+#               CPU's floor, and the machine's CPUs (issue 20's goals).
 #   scale       pacer's end-to-end ns per packet, pacing active (as in
 #               throughput), one net_pcap port, 64-byte frames, against
 #               flows (--scale-flows, default 1000 10000 100000 1000000;
@@ -614,10 +617,70 @@ PY
 # workers than CPUs they share CPUs and the figure measures the
 # scheduler, which the output says. Per lcore: its share of what was received (--stats-json
 # lcores) times the steady total (the --stats-period lines).
+# lcores_run MAP OUT-PREFIX: one rep of the lcores layout MAP (--lcores);
+# prints "TOTAL_MPPS RXC TXC P99_NS PER_RX_LCORE..." (cycles a packet by
+# role and the departure error p99, worst port; per RX lcore Mpps)
+lcores_run() {
+	local map=$1 out=$TMP/lc.out tot
+	rm -f "$TMP/lc.json"
+	run_for "$((SECS + 2))" "$out" "$PACER" --lcores "$map" $EAL_MEM --no-pci \
+		$(eal_mem 1024) --file-prefix="$(prefix)" \
+		--vdev net_null0,size=64 --vdev net_null1,size=64 -- --stats-period 1 \
+		--mbufs 65536 --max-flows 1024 --rate 100gbit --stats-json "$TMP/lc.json"
+	tot=$(pacer_mpps "$out")
+	if [ "$tot" = null ] || [ ! -s "$TMP/lc.json" ]; then
+		echo "run.sh: lcores $map: no figure; log:" >&2
+		tail -n 5 "$out" >&2
+		return 1
+	fi
+	jq -r --arg t "$tot" '
+		([.lcores[] | select(.role != "tx")] as $rx |
+		 ($rx | map(.rx_packets) | add) as $sum |
+		 $rx | map(.rx_packets / $sum * ($t | tonumber) * 10000 | round / 10000)) as $per |
+		[$t, ([.ports[].rx_cycles_per_packet] | max),
+		 ([.ports[].tx_cycles_per_packet] | max),
+		 ([.ports[].departure_error_ns.p99] | max)] + $per | map(tostring) | join(" ")' "$TMP/lc.json"
+}
+
+# lcores: first one worker doing RX and TX (the baseline), then N RX
+# lcores (and their TX lcores) for each N of --rx-lcores; per layout the
+# total and per-RX-lcore Mpps, each side's cycles a packet (pacer's
+# rx_cycles_per_packet, tx_cycles_per_packet) and the departure error p99
+# against the worker CPU's own floor (pacer-bench-jitter; one 1 us slot at
+# least). Goals (issue
+# 20): 1 RX + 1 TX lcore >= 1.6x one worker; N RX lcores >= 0.8 x N x one
+# RX lcore; p99 <= 2x the floor. Where the workers outnumber the CPUs a
+# goal says machine-limited: the figure measures the scheduler.
 lcores() {
-	local n w ntx map i r out tot per_l
-	local ncpu
+	local n w ntx map i r v tot ncpu fl99 one one_rx=
 	ncpu=$(nproc)
+	"$JITTER" --cpu 1 --secs 10 >"$TMP/lc-jitter.json" ||
+		{ echo "run.sh: pacer-bench-jitter failed" >&2; return 1; }
+	fl99=$(jq -r .floor_p99_ns "$TMP/lc-jitter.json")
+	emit lcores_floor_p99 cpu1 "$fl99" ns null null
+	# the floor of a pacer with 1 us slots is one slot: a CPU without
+	# gaps in 10 s has a floor of 0
+	[ "$fl99" -ge 1000 ] 2>/dev/null || fl99=1000
+	# lcores_emit CASE WORKERS: medians of $TMP/lc.vals, and the p99 goal
+	lcores_emit() {
+		local c=$1 nw=$2 k p99 st
+		emit lcores_total "$c" "$(cut -d' ' -f1 "$TMP/lc.vals" | median)" Mpps null null
+		emit lcores_rx_cycles_per_packet "$c" "$(cut -d' ' -f2 "$TMP/lc.vals" | median)" cycles null null
+		emit lcores_tx_cycles_per_packet "$c" "$(cut -d' ' -f3 "$TMP/lc.vals" | median)" cycles null null
+		p99=$(cut -d' ' -f4 "$TMP/lc.vals" | median)
+		emit lcores_departure_p99 "$c" "$p99" ns machine_floor_p99 "$fl99"
+		st=$(awk -v a="$p99" -v f="$fl99" 'BEGIN {print (a <= 2 * f) ? "met" : "missed"}')
+		[ "$st" = missed ] && [ "$nw" -gt "$ncpu" ] && st=machine-limited
+		goal "lcores_p99_vs_floor/$c" "$(awk -v a="$p99" -v f="$fl99" 'BEGIN {printf "%.2f", a / f}')" "<= 2" "$st"
+	}
+	: >"$TMP/lc.vals"
+	for r in $(seq 1 "$REPS"); do
+		v=$(lcores_run "0@0,1@1") || return 1
+		log "lcores: one worker (RX and TX) on $ncpu CPUs rep $r: total, RX and TX cycles a packet, p99 ns: $v"
+		echo "$v" >>"$TMP/lc.vals"
+	done
+	lcores_emit one-worker 1
+	one=$(cut -d' ' -f1 "$TMP/lc.vals" | median)
 	for n in $RX_LCORES; do
 		w=2
 		while :; do
@@ -629,32 +692,33 @@ lcores() {
 		for i in $(seq 1 "$w"); do map="$map,$i@$((i % ncpu))"; done
 		: >"$TMP/lc.vals"
 		for r in $(seq 1 "$REPS"); do
-			out=$TMP/lc.out
-			rm -f "$TMP/lc.json"
-			run_for "$((SECS + 2))" "$out" "$PACER" --lcores "$map" $EAL_MEM --no-pci \
-				$(eal_mem 1024) --file-prefix="$(prefix)" \
-				--vdev net_null0,size=64 --vdev net_null1,size=64 -- --stats-period 1 \
-				--mbufs 65536 --max-flows 1024 --rate 100gbit --stats-json "$TMP/lc.json"
-			tot=$(pacer_mpps "$out")
-			if [ "$tot" = null ] || [ ! -s "$TMP/lc.json" ]; then
-				echo "run.sh: lcores $n rep $r: no figure; log:" >&2
-				tail -n 5 "$out" >&2
-				return 1
-			fi
-			per_l=$(jq -r --arg t "$tot" '[.lcores[] | select(.role != "tx")] as $rx |
-				($rx | map(.rx_packets) | add) as $sum |
-				$rx | map(.rx_packets / $sum * ($t | tonumber) * 10000 | round / 10000) | map(tostring) | join(" ")' "$TMP/lc.json")
-			log "lcores: $n RX + $ntx TX lcores on $ncpu CPUs ($map) rep $r: total $tot Mpps, per RX lcore $per_l"
-			echo "$tot $per_l" >>"$TMP/lc.vals"
+			v=$(lcores_run "$map") || return 1
+			log "lcores: $n RX + $ntx TX lcores on $ncpu CPUs ($map) rep $r: total, RX and TX cycles a packet, p99 ns, per RX lcore: $v"
+			echo "$v" >>"$TMP/lc.vals"
 		done
-		emit lcores_total "${n}rx-${ntx}tx-on${ncpu}cpus" "$(cut -d' ' -f1 "$TMP/lc.vals" | median)" Mpps null null
+		lcores_emit "${n}rx-${ntx}tx-on${ncpu}cpus" "$w"
+		tot=$(cut -d' ' -f1 "$TMP/lc.vals" | median)
 		for i in $(seq 1 "$n"); do
 			emit lcores_per_rx_lcore "${n}rx-${ntx}tx-on${ncpu}cpus-rx$i" \
-				"$(cut -d' ' -f$((i + 1)) "$TMP/lc.vals" | median)" Mpps null null
+				"$(cut -d' ' -f$((i + 4)) "$TMP/lc.vals" | median)" Mpps null null
 		done
 		# the main lcore sleeps (2 ms polls): workers beyond the CPUs share
 		[ "$w" -gt "$ncpu" ] &&
 			log "lcores: $n RX lcores: $w workers on $ncpu CPUs, oversubscribed: the figure measures the scheduler"
+		if [ "$n" = 1 ]; then
+			one_rx=$tot
+			v=$(awk -v a="$tot" -v b="$one" 'BEGIN {printf "%.3f", a / b}')
+			emit lcores_ratio 1rx-1tx_vs_one_worker "$v" x one-worker "$one"
+			st=$(awk -v r="$v" 'BEGIN {print (r >= 1.6) ? "met" : "missed"}')
+			[ "$st" = missed ] && [ "$w" -gt "$ncpu" ] && st=machine-limited
+			goal "lcores_split_vs_one_worker" "$v" ">= 1.6" "$st"
+		elif [ -n "$one_rx" ]; then
+			v=$(awk -v a="$tot" -v b="$one_rx" -v n="$n" 'BEGIN {printf "%.3f", a / (n * b)}')
+			emit lcores_ratio "${n}rx_vs_${n}x_1rx" "$v" x 1rx-${ntx}tx "$one_rx"
+			st=$(awk -v r="$v" 'BEGIN {print (r >= 0.8) ? "met" : "missed"}')
+			[ "$st" = missed ] && [ "$w" -gt "$ncpu" ] && st=machine-limited
+			goal "lcores_scaling/${n}rx" "$v" ">= 0.8" "$st"
+		fi
 	done
 	return 0
 }

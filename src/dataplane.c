@@ -202,19 +202,41 @@ classify_flow(const struct pcr_classtab *ct, const struct pcr_flow_key *k)
 	return 0;
 }
 
-/* A flow not in the table yet (or added earlier in this burst). */
+/*
+ * A flow key's hash: the table's own (rte_hash_crc() over the key, its
+ * hash_func) unrolled for the key's fixed 40 bytes, so that the RX path
+ * computes it inline, once, and hands it to the table (66 instructions a
+ * key through the table's call, bench/instr.sh; docs/BENCHMARKS.md).
+ */
+_Static_assert(sizeof(struct pcr_flow_key) == 40,
+	       "flow_hash() hashes a 40-byte key as rte_hash_crc() does");
+static inline hash_sig_t
+flow_hash(const struct pcr_flow_key *k)
+{
+	const uint64_t *w = (const uint64_t *)k;
+	uint32_t h = 0; /* hash_func_init_val */
+
+	h = rte_hash_crc_8byte(w[0], h);
+	h = rte_hash_crc_8byte(w[1], h);
+	h = rte_hash_crc_8byte(w[2], h);
+	h = rte_hash_crc_8byte(w[3], h);
+	return rte_hash_crc_8byte(w[4], h);
+}
+
+/* A flow not in the table yet (or added earlier in this burst); @p sig
+ * its flow_hash(). */
 static struct pcr_flow *
 flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 	     const struct pcr_classtab *ct, const struct pcr_flow_key *k,
-	     uint16_t egress, uint64_t now)
+	     hash_sig_t sig, uint16_t egress, uint64_t now)
 {
 	struct pcr_flow *f;
 	int32_t pos;
 
-	pos = rte_hash_lookup(ft->h, k);
+	pos = rte_hash_lookup_with_hash(ft->h, k, sig);
 	if (pos >= 0)
 		return &ft->flows[pos];
-	pos = rte_hash_add_key(ft->h, k);
+	pos = rte_hash_add_key_with_hash(ft->h, k, sig);
 	if (unlikely(pos < 0)) {
 		uint16_t cls = classify_flow(ct, k);
 
@@ -343,7 +365,7 @@ flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 			continue;
 		if (rte_hash_get_key_with_position(ft->h, f - ft->flows,
 						   &key) != 0 ||
-		    rte_hash_del_key(ft->h, key) < 0)
+		    rte_hash_del_key_with_hash(ft->h, key, flow_hash(key)) < 0)
 			continue;
 		f->in_use = false;
 		lc->st[f->egress].flows_aged++;
@@ -1017,6 +1039,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	struct rte_mbuf *pkts[PCR_RX_BURST];
 	struct pcr_pkt_info info[PCR_RX_BURST];
 	const void *keys[PCR_RX_BURST];
+	hash_sig_t sig[PCR_RX_BURST];
 	int32_t pos[PCR_RX_BURST];
 	struct stamp_batch b;
 	struct stamp_ctx x;
@@ -1061,8 +1084,9 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		 * the entry was first staged for) */
 		info[i].key.rsvd = q->port;
 		keys[i] = &info[i].key;
+		sig[i] = flow_hash(&info[i].key);
 	}
-	if (rte_hash_lookup_bulk(ft->h, keys, n, pos) != 0)
+	if (rte_hash_lookup_with_hash_bulk(ft->h, keys, sig, n, pos) != 0)
 		for (i = 0; i < n; i++)
 			pos[i] = -1;
 
@@ -1080,7 +1104,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 
 		f = pos[i] >= 0 ? &ft->flows[pos[i]] :
 				  flow_get_new(ft, eg_st, ct, &info[i].key,
-					       q->egress, x.now);
+					       sig[i], q->egress, x.now);
 		/* classes changed since this flow was matched */
 		if (unlikely(f->class_gen != ct->gen) && f->in_use) {
 			uint16_t cls = classify_flow(ct, &info[i].key);
