@@ -663,7 +663,7 @@ lcores() {
 	[ "$fl99" -ge 1000 ] 2>/dev/null || fl99=1000
 	# lcores_emit CASE WORKERS: medians of $TMP/lc.vals, and the p99 goal
 	lcores_emit() {
-		local c=$1 nw=$2 k p99 st
+		local c=$1 nw=$2 p99 st
 		emit lcores_total "$c" "$(cut -d' ' -f1 "$TMP/lc.vals" | median)" Mpps null null
 		emit lcores_rx_cycles_per_packet "$c" "$(cut -d' ' -f2 "$TMP/lc.vals" | median)" cycles null null
 		emit lcores_tx_cycles_per_packet "$c" "$(cut -d' ' -f3 "$TMP/lc.vals" | median)" cycles null null
@@ -673,12 +673,16 @@ lcores() {
 		[ "$st" = missed ] && [ "$nw" -gt "$ncpu" ] && st=machine-limited
 		goal "lcores_p99_vs_floor/$c" "$(awk -v a="$p99" -v f="$fl99" 'BEGIN {printf "%.2f", a / f}')" "<= 2" "$st"
 	}
-	: >"$TMP/lc.vals"
-	for r in $(seq 1 "$REPS"); do
-		v=$(lcores_run "0@0,1@1") || return 1
-		log "lcores: one worker (RX and TX) on $ncpu CPUs rep $r: total, RX and TX cycles a packet, p99 ns: $v"
-		echo "$v" >>"$TMP/lc.vals"
-	done
+	# lcores_reps MAP WHAT: --reps runs of MAP into $TMP/lc.vals
+	lcores_reps() {
+		: >"$TMP/lc.vals"
+		for r in $(seq 1 "$REPS"); do
+			v=$(lcores_run "$1") || return 1
+			log "lcores: $2 on $ncpu CPUs ($1) rep $r: total Mpps, RX and TX cycles a packet, p99 ns, Mpps per RX lcore: $v"
+			echo "$v" >>"$TMP/lc.vals"
+		done
+	}
+	lcores_reps "0@0,1@1" "one worker (RX and TX)" || return 1
 	lcores_emit one-worker 1
 	one=$(cut -d' ' -f1 "$TMP/lc.vals" | median)
 	for n in $RX_LCORES; do
@@ -690,12 +694,7 @@ lcores() {
 		done
 		map="0@0"
 		for i in $(seq 1 "$w"); do map="$map,$i@$((i % ncpu))"; done
-		: >"$TMP/lc.vals"
-		for r in $(seq 1 "$REPS"); do
-			v=$(lcores_run "$map") || return 1
-			log "lcores: $n RX + $ntx TX lcores on $ncpu CPUs ($map) rep $r: total, RX and TX cycles a packet, p99 ns, per RX lcore: $v"
-			echo "$v" >>"$TMP/lc.vals"
-		done
+		lcores_reps "$map" "$n RX + $ntx TX lcores" || return 1
 		lcores_emit "${n}rx-${ntx}tx-on${ncpu}cpus" "$w"
 		tot=$(cut -d' ' -f1 "$TMP/lc.vals" | median)
 		for i in $(seq 1 "$n"); do
