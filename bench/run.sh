@@ -707,13 +707,13 @@ lcores() {
 		if [ "$n" = 1 ]; then
 			one_rx=$tot
 			v=$(awk -v a="$tot" -v b="$one" 'BEGIN {printf "%.3f", a / b}')
-			emit lcores_ratio 1rx-1tx_vs_one_worker "$v" x one-worker "$one"
+			emit lcores_ratio 1rx-1tx_vs_one_worker "$v" x one-worker 1
 			st=$(awk -v r="$v" 'BEGIN {print (r >= 1.6) ? "met" : "missed"}')
 			[ "$st" = missed ] && [ "$w" -gt "$ncpu" ] && st=machine-limited
 			goal "lcores_split_vs_one_worker" "$v" ">= 1.6" "$st"
 		elif [ -n "$one_rx" ]; then
 			v=$(awk -v a="$tot" -v b="$one_rx" -v n="$n" 'BEGIN {printf "%.3f", a / (n * b)}')
-			emit lcores_ratio "${n}rx_vs_${n}x_1rx" "$v" x 1rx-${ntx}tx "$one_rx"
+			emit lcores_ratio "${n}rx_vs_${n}x_1rx" "$v" x "1rx-${ntx}tx" 1
 			st=$(awk -v r="$v" 'BEGIN {print (r >= 0.8) ? "met" : "missed"}')
 			[ "$st" = missed ] && [ "$w" -gt "$ncpu" ] && st=machine-limited
 			goal "lcores_scaling/${n}rx" "$v" ">= 0.8" "$st"
