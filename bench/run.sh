@@ -4,7 +4,7 @@
 #
 # bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--write-doc] [--hugepages]
 #              [--only throughput|sched|accuracy|conformance|memory|lcores|scale|queued|fct|instr]
-#              [--rx-lcores "N..."] [--scale-flows "N..."] [--queued-limits "L..."]
+#              [--rx-lcores "N..."] [--tx-lcores T] [--scale-flows "N..."] [--queued-limits "L..."]
 #              [--acc-sizes "BYTES..."] [--acc-rates "RATE..."] [--acc-slots "NS..."]
 #
 # Issue 7's benchmarks (docs/BENCHMARKS.md):
@@ -31,7 +31,9 @@
 #   memory      resident size against horizon and slot width, the
 #               wheel's own memory, RSS with the mbuf pool left out.
 #   lcores      pacer as one worker doing RX and TX, then with N RX lcores
-#               for each N of --rx-lcores (default 1; give "1 2 4 8" on a
+#               for each N of --rx-lcores (with --tx-lcores T, T TX
+#               lcores beside them, --tx-queues T/2 a port: T <= N;
+#               else as pacer assigns) (default 1; give "1 2 4 8" on a
 #               machine with the cores): total and per-RX-lcore Mpps, each
 #               side's cycles a packet, the departure error p99 against the
 #               CPU's floor, and the machine's CPUs (issue 20's goals).
@@ -103,6 +105,7 @@ SECS=5
 ONLY=all
 QUICK=0
 RX_LCORES=1
+TX_LCORES=
 WRITE_DOC=0
 DOC=docs/PERFORMANCE.md
 ACC_SIZES=
@@ -130,6 +133,7 @@ while [ $# -gt 0 ]; do
 	--secs) need $# "$1"; SECS=$2; shift ;;
 	--only) need $# "$1"; ONLY=$2; shift ;;
 	--rx-lcores) need $# "$1"; RX_LCORES=$2; shift ;;
+	--tx-lcores) need $# "$1"; TX_LCORES=$2; shift ;;
 	--acc-sizes) need $# "$1"; ACC_SIZES=$2; shift ;;
 	--acc-rates) need $# "$1"; ACC_RATES=$2; shift ;;
 	--acc-slots) need $# "$1"; ACC_SLOTS=$2; shift ;;
@@ -189,6 +193,7 @@ case "$ACC_MAX_FRAMES" in ''|*[!0-9]*|0) echo "run.sh: bad ACC_MAX_FRAMES '$ACC_
 for n in $RX_LCORES; do
 	case "$n" in ''|*[!0-9]*|0) echo "run.sh: bad --rx-lcores '$RX_LCORES': numbers of RX lcores, 1 or more" >&2; exit 2 ;; esac
 done
+case "$TX_LCORES" in ''|[1-9]|[1-9][0-9]) ;; *) echo "run.sh: bad --tx-lcores '$TX_LCORES': a number of TX lcores, 1 or more" >&2; exit 2 ;; esac
 case "$SECS" in ''|*[!0-9]*|0|1|2) echo "run.sh: bad --secs '$SECS': 3 or more" >&2; exit 2 ;; esac
 for f in "$PACER" "$PCAPGEN"; do
 	[ -x "$f" ] || { echo "run.sh: $f missing: ninja -C $BUILD" >&2; exit 2; }
@@ -626,7 +631,8 @@ lcores_run() {
 	run_for "$((SECS + 2))" "$out" "$PACER" --lcores "$map" $EAL_MEM --no-pci \
 		$(eal_mem 1024) --file-prefix="$(prefix)" \
 		--vdev net_null0,size=64 --vdev net_null1,size=64 -- --stats-period 1 \
-		--mbufs 65536 --max-flows 1024 --rate 100gbit --stats-json "$TMP/lc.json"
+		--mbufs 65536 --max-flows 1024 --rate 100gbit --stats-json "$TMP/lc.json" \
+		--tx-queues "${LC_TXQ:-1}"
 	tot=$(pacer_mpps "$out")
 	if [ "$tot" = null ] || [ ! -s "$TMP/lc.json" ]; then
 		echo "run.sh: lcores $map: no figure; log:" >&2
@@ -686,12 +692,26 @@ lcores() {
 	lcores_emit one-worker 1
 	one=$(cut -d' ' -f1 "$TMP/lc.vals" | median)
 	for n in $RX_LCORES; do
-		w=2
-		while :; do
-			ntx=$((w / 2 < 2 ? w / 2 : 2))
-			[ $((w - ntx)) -ge "$n" ] && break
-			w=$((w + 1))
-		done
+		LC_TXQ=1
+		if [ -n "$TX_LCORES" ]; then
+			# T TX lcores: --tx-queues ceil(T/2) on the 2 ports; pacer
+			# makes min(queues, workers / 2) of the workers TX lcores
+			ntx=$TX_LCORES
+			w=$((n + ntx))
+			LC_TXQ=$(((ntx + 1) / 2))
+			i=$((2 * LC_TXQ < w / 2 ? 2 * LC_TXQ : w / 2))
+			if [ "$i" -ne "$ntx" ]; then
+				log "lcores: $n RX + $ntx TX lcores: not a layout pacer makes (it would give $i TX lcores of $w workers), skipped"
+				continue
+			fi
+		else
+			w=2
+			while :; do
+				ntx=$((w / 2 < 2 ? w / 2 : 2))
+				[ $((w - ntx)) -ge "$n" ] && break
+				w=$((w + 1))
+			done
+		fi
 		map="0@0"
 		for i in $(seq 1 "$w"); do map="$map,$i@$((i % ncpu))"; done
 		lcores_reps "$map" "$n RX + $ntx TX lcores" || return 1

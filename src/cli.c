@@ -300,8 +300,14 @@ show_wheel(FILE *f, const void *v)
 
 		if (a->port >= 0 && a->port != p)
 			continue;
-		pcr_wheel_info_get(pcr_app.ports[p].tx->wheel, &wi);
-		fprintf(f, "  ######## wheel of port %u ########\n", p);
+		/* every TX queue's wheel has the same geometry; the counts
+		 * are their sums */
+		pcr_wheel_info_get(pcr_app.ports[p].txq[0]->wheel, &wi);
+		if (pcr_app.ports[p].n_txq > 1)
+			fprintf(f, "  ######## wheels of port %u: %u TX queues, each as below, counts summed ########\n",
+				p, pcr_app.ports[p].n_txq);
+		else
+			fprintf(f, "  ######## wheel of port %u ########\n", p);
 		fprintf(f, "  granularity %" PRIu64 " ns, horizon %" PRIu64
 			" ns (%s; the wheel's own %" PRIu64 " ns, at most %" PRIu64
 			" ns), %u levels x %u slots, memory %zu bytes\n",

@@ -501,34 +501,33 @@ int
 pcr_ctl_set_horizon(uint64_t ms, enum pcr_wheel_horizon_policy pol,
 		    char *err, size_t errlen)
 {
+	struct pcr_txport *tp;
 	uint64_t deadline;
-	uint16_t p;
+	uint16_t p, q;
 
 	if (ms < 1 || ms > 60000)
 		return ERR("horizon %" PRIu64 ": out of range [1, 60000] ms", ms);
 	/* the wheels' consumers (TX lcores) own them and apply it between
 	 * bursts: a request each, answered within a second */
-	for (p = 0; p < pcr_app.n_ports; p++) {
-		struct pcr_txport *tp = pcr_app.ports[p].tx;
-
-		tp->horizon_ns = pcr_wheel_horizon_ns(ms * 1000000u, pol);
-		tp->horizon_policy = pol;
-		__atomic_add_fetch(&tp->horizon_req, 1, __ATOMIC_RELEASE);
-	}
-	deadline = rte_rdtsc() + pcr_clock_tsc_hz();
-	for (p = 0; p < pcr_app.n_ports; p++) {
-		struct pcr_txport *tp = pcr_app.ports[p].tx;
-
-		while (__atomic_load_n(&tp->horizon_done, __ATOMIC_ACQUIRE) !=
-		       __atomic_load_n(&tp->horizon_req, __ATOMIC_RELAXED)) {
-			if (rte_rdtsc() > deadline)
-				return ERR("port %u: its TX lcore did not answer in 1 s", p);
-			rte_pause();
+	for (p = 0; p < pcr_app.n_ports; p++)
+		PCR_TXQ_FOREACH(&pcr_app.ports[p], q, tp) {
+			tp->horizon_ns = pcr_wheel_horizon_ns(ms * 1000000u, pol);
+			tp->horizon_policy = pol;
+			__atomic_add_fetch(&tp->horizon_req, 1, __ATOMIC_RELEASE);
 		}
-		if (tp->horizon_rc != 0)
-			return ERR("port %u: horizon %" PRIu64 " ms does not fit its wheel (see docs/design.md, Horizon)",
-				   p, ms);
-	}
+	deadline = rte_rdtsc() + pcr_clock_tsc_hz();
+	for (p = 0; p < pcr_app.n_ports; p++)
+		PCR_TXQ_FOREACH(&pcr_app.ports[p], q, tp) {
+			while (__atomic_load_n(&tp->horizon_done, __ATOMIC_ACQUIRE) !=
+			       __atomic_load_n(&tp->horizon_req, __ATOMIC_RELAXED)) {
+				if (rte_rdtsc() > deadline)
+					return ERR("port %u: its TX lcore did not answer in 1 s", p);
+				rte_pause();
+			}
+			if (tp->horizon_rc != 0)
+				return ERR("port %u: horizon %" PRIu64 " ms does not fit its wheel (see docs/design.md, Horizon)",
+					   p, ms);
+		}
 	/* then the timestamper's limit, with the rates (whose calendars
 	 * must reach as far: new ones where they do not), once every wheel
 	 * takes it */

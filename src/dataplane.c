@@ -228,7 +228,7 @@ flow_hash(const struct pcr_flow_key *k)
 static struct pcr_flow *
 flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 	     const struct pcr_classtab *ct, const struct pcr_flow_key *k,
-	     hash_sig_t sig, uint16_t egress, uint64_t now)
+	     hash_sig_t sig, uint16_t egress, uint8_t txq, uint64_t now)
 {
 	struct pcr_flow *f;
 	int32_t pos;
@@ -250,6 +250,7 @@ flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 	f->class_id = classify_flow(ct, k);
 	f->class_gen = ct->gen;
 	f->egress = egress;
+	f->txq = txq;
 	pcr_stamp_flow_init(&f->pol, now);
 	st->flows_new++;
 	return f;
@@ -410,6 +411,7 @@ struct stamp_batch {
 	struct pcr_cal_level lv[PCR_RX_BURST][2];
 	struct pcr_stamp_undo undo[PCR_RX_BURST];
 	uint8_t n_lv[PCR_RX_BURST];
+	uint8_t q[PCR_RX_BURST];  /* its flow's TX queue */
 	unsigned int k;
 };
 
@@ -484,31 +486,61 @@ stamp_try(const struct stamp_ctx *x, struct stamp_batch *b,
 					  (1u << PCR_FINE_SHIFT) - 1) >>
 					 PCR_FINE_SHIFT);
 	b->f[b->k] = f;
+	b->q[b->k] = f->txq;
 	b->m[b->k++] = m;
 	return r;
 }
 
-/* Hand @p b to the wheel; what its inbox refuses is given back, dropped.
- * @return how many the wheel took. */
+/* Batch entry @p i was refused by its wheel's inbox: given back, dropped. */
+static void
+batch_refuse(const struct stamp_ctx *x, struct stamp_batch *b, unsigned int i)
+{
+	pcr_stamp_refund(&b->f[i]->pol, &b->undo[i], b->lv[i], b->n_lv[i],
+			 x->solo);
+	flow_q_sub(x->solo, b->f[i], pcr_q(rte_pktmbuf_pkt_len(b->m[i])));
+	x->st->drop_inbox++;
+	rte_pktmbuf_free(b->m[i]);
+}
+
+/* Hand @p b to the wheels of its packets' TX queues; what an inbox refuses
+ * is given back, dropped (newest first: each flow, all of whose packets go
+ * by one queue, ends as before its oldest refused). @return how many the
+ * wheels took. */
 static unsigned int
 batch_flush(const struct stamp_ctx *x, struct stamp_batch *b)
 {
-	unsigned int i, sent;
+	unsigned int i, q, n, sent, took = 0;
 
 	if (b->k == 0)
 		return 0;
-	sent = pcr_wheel_enqueue_burst(x->eg->tx->wheel, b->m, b->dep_tsc,
-				       b->k);
-	/* newest first: each flow ends as before its oldest refused */
-	for (i = b->k; i-- > sent;) {
-		pcr_stamp_refund(&b->f[i]->pol, &b->undo[i], b->lv[i],
-				 b->n_lv[i], x->solo);
-		flow_q_sub(x->solo, b->f[i], pcr_q(rte_pktmbuf_pkt_len(b->m[i])));
-		x->st->drop_inbox++;
-		rte_pktmbuf_free(b->m[i]);
+	if (likely(x->eg->n_txq == 1)) {
+		took = pcr_wheel_enqueue_burst(x->eg->txq[0]->wheel, b->m,
+					       b->dep_tsc, b->k);
+		for (i = b->k; i-- > took;)
+			batch_refuse(x, b, i);
+		b->k = 0;
+		return took;
+	}
+	for (q = 0; q < x->eg->n_txq; q++) {
+		struct rte_mbuf *m[PCR_RX_BURST];
+		uint64_t dep[PCR_RX_BURST];
+		uint8_t idx[PCR_RX_BURST];
+
+		for (i = 0, n = 0; i < b->k; i++)
+			if (b->q[i] == q) {
+				idx[n] = (uint8_t)i;
+				m[n] = b->m[i];
+				dep[n++] = b->dep_tsc[i];
+			}
+		if (n == 0)
+			continue;
+		sent = pcr_wheel_enqueue_burst(x->eg->txq[q]->wheel, m, dep, n);
+		for (i = n; i-- > sent;)
+			batch_refuse(x, b, idx[i]);
+		took += sent;
 	}
 	b->k = 0;
-	return sent;
+	return took;
 }
 
 /*
@@ -1071,7 +1103,10 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	 * late_cut) is refused here; the TX lcore drops what is still more
 	 * than max_late late when it dequeues it.
 	 */
-	behind = __atomic_load_n(&x.eg->tx_behind_tsc, __ATOMIC_RELAXED);
+	behind = __atomic_load_n(&x.eg->tx_behind_tsc[0], __ATOMIC_RELAXED);
+	for (i = 1; i < x.eg->n_txq; i++) /* the latest of its queues */
+		behind = RTE_MAX(behind, __atomic_load_n(&x.eg->tx_behind_tsc[i],
+							 __ATOMIC_RELAXED));
 	if (unlikely(behind > x.rs->max_late_tsc / 2) &&
 	    x.rs->max_late_tsc != 0)
 		late_cut = now_tsc + behind - x.rs->max_late_tsc / 2;
@@ -1104,7 +1139,9 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 
 		f = pos[i] >= 0 ? &ft->flows[pos[i]] :
 				  flow_get_new(ft, eg_st, ct, &info[i].key,
-					       sig[i], q->egress, x.now);
+					       sig[i], q->egress,
+					       (uint8_t)(sig[i] % x.eg->n_txq),
+					       x.now);
 		/* classes changed since this flow was matched */
 		if (unlikely(f->class_gen != ct->gen) && f->in_use) {
 			uint16_t cls = classify_flow(ct, &info[i].key);
@@ -1251,7 +1288,7 @@ tx_behind(struct pcr_txport *tp, int64_t late, uint64_t now_tsc,
 	if (likely(q == tp->behind))
 		return tp->behind_on;
 	tp->behind = q;
-	__atomic_store_n(&tp->dp->ports[tp->port].tx_behind_tsc, q,
+	__atomic_store_n(&tp->dp->ports[tp->port].tx_behind_tsc[tp->queue], q,
 			 __ATOMIC_RELAXED);
 	return tp->behind_on;
 }

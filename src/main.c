@@ -180,12 +180,17 @@ all_queues_empty(void)
 			return false;
 	}
 	for (p = 0; p < pcr_app.n_ports; p++) {
-		struct pcr_txport *tp = pcr_app.ports[p].tx;
-		struct pcr_wheel_stats ws;
+		struct pcr_txport *tp;
+		uint16_t q;
 
-		pcr_wheel_stats_get(tp->wheel, &ws);
-		if (ws.queued != 0 || __atomic_load_n(&tp->n_pend, __ATOMIC_RELAXED))
-			return false;
+		PCR_TXQ_FOREACH(&pcr_app.ports[p], q, tp) {
+			struct pcr_wheel_stats ws;
+
+			pcr_wheel_stats_get(tp->wheel, &ws);
+			if (ws.queued != 0 ||
+			    __atomic_load_n(&tp->n_pend, __ATOMIC_RELAXED))
+				return false;
+		}
 	}
 	return true;
 }
@@ -216,7 +221,8 @@ all_tx_done(void)
 static void
 link_poll(struct pcr_app *a, bool first)
 {
-	uint16_t p;
+	struct pcr_txport *tp;
+	uint16_t p, q;
 
 	for (p = 0; p < a->n_ports; p++) {
 		struct pcr_port *pt = &a->ports[p];
@@ -232,9 +238,8 @@ link_poll(struct pcr_app *a, bool first)
 			__atomic_store_n(&pt->link_changes, pt->link_changes + 1,
 					 __ATOMIC_RELAXED);
 		__atomic_store_n(&pt->link_up, up, __ATOMIC_RELAXED);
-		if (pt->tx != NULL)
-			__atomic_store_n(&pt->tx->link_down, !up,
-					 __ATOMIC_RELAXED);
+		PCR_TXQ_FOREACH(pt, q, tp)
+			__atomic_store_n(&tp->link_down, !up, __ATOMIC_RELAXED);
 		if (up && !first)
 			PCR_LOG(NOTICE, "port %u: link up: sending again", p);
 		else if (!up)
@@ -279,12 +284,13 @@ set_state(enum pcr_state s)
 static uint64_t
 drop_late_total(const struct pcr_app *a, uint16_t p)
 {
-	uint64_t n = a->ports[p].tx != NULL ?
-			     __atomic_load_n(&a->ports[p].tx->drop_late,
-					     __ATOMIC_RELAXED) :
-			     0;
+	const struct pcr_txport *tp;
+	uint64_t n = 0;
 	unsigned int l;
+	uint16_t q;
 
+	PCR_TXQ_FOREACH(&a->ports[p], q, tp)
+		n += __atomic_load_n(&tp->drop_late, __ATOMIC_RELAXED);
 	for (l = 0; l < RTE_MAX_LCORE; l++)
 		if (a->lcores[l] != NULL && a->lcores[l]->st != NULL)
 			n += __atomic_load_n(&a->lcores[l]->st[p].drop_late,
@@ -310,8 +316,12 @@ behind_watch(struct pcr_app *a, uint64_t now)
 	uint16_t p;
 
 	for (p = 0; p < a->n_ports; p++) {
-		uint64_t b = __atomic_load_n(&a->ports[p].tx_behind_tsc,
-					     __ATOMIC_RELAXED);
+		uint64_t b = 0;
+		uint16_t q;
+
+		for (q = 0; q < a->ports[p].n_txq; q++)
+			b = RTE_MAX(b, __atomic_load_n(&a->ports[p].tx_behind_tsc[q],
+						       __ATOMIC_RELAXED));
 
 		if (!w[p].on) {
 			if (b == 0)
@@ -609,7 +619,8 @@ main(int argc, char **argv)
 
 	nb_mbufs = a->cfg.mbufs != 0 ? (unsigned int)a->cfg.mbufs :
 				       pcr_default_mbufs(a, n,
-						     pcr_rx_lcore_count(rte_lcore_count() - 1, n),
+						     pcr_rx_lcore_count(rte_lcore_count() - 1,
+									n * (unsigned int)a->cfg.tx_queues),
 						     rte_lcore_count());
 	a->pool = rte_pktmbuf_pool_create("pcr_mbufs", nb_mbufs,
 					  RTE_MIN(256u, nb_mbufs / 16), 0,
@@ -659,7 +670,9 @@ main(int argc, char **argv)
 			printf(" rx port %u queue %u -> port %u;", lc->rxq[k].port,
 			       lc->rxq[k].queue, lc->rxq[k].egress);
 		for (k = 0; k < lc->n_tx; k++)
-			printf(" tx port %u;", lc->tx[k]->port);
+			printf(a->ports[lc->tx[k]->port].n_txq > 1 ?
+				       " tx port %u queue %u;" : " tx port %u;",
+			       lc->tx[k]->port, lc->tx[k]->queue);
 		printf("\n");
 	}
 	fflush(stdout);
@@ -712,8 +725,13 @@ main(int argc, char **argv)
 		}
 	}
 	for (p = 0; p < n; p++) {
-		pcr_wheel_free(a->ports[p].tx->wheel);
-		a->ports[p].tx->wheel = NULL;
+		struct pcr_txport *tp;
+		uint16_t q;
+
+		PCR_TXQ_FOREACH(&a->ports[p], q, tp) {
+			pcr_wheel_free(tp->wheel);
+			tp->wheel = NULL;
+		}
 	}
 	in_use = (int64_t)rte_mempool_in_use_count(a->pool);
 	pcr_stats_print_final(fin, stdout);
@@ -736,8 +754,12 @@ main(int argc, char **argv)
 		rte_free(lc);
 		a->lcores[l] = NULL;
 	}
-	for (p = 0; p < n; p++)
-		rte_free(a->ports[p].tx);
+	for (p = 0; p < n; p++) {
+		uint16_t q;
+
+		for (q = 0; q < a->ports[p].n_txq; q++)
+			rte_free(a->ports[p].txq[q]);
+	}
 	pcr_rates_free(a);
 	pcr_classtab_free(a);
 	rte_free(a->dp.qsbr);

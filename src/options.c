@@ -70,6 +70,8 @@ static const struct opt_def opt_defs[] = {
 	  "most queue one flow may hold, as time at the tightest rate it is under (its flow rate, its class's, the port's; at least 4 frames), as fq's flow_limit bounds a flow; 0 = none (the horizon bounds it) [100]", true },
 	{ "max-late", K_U64, OFF(max_late_us), 0, 10000000, "US",
 	  "while a port's TX lcore sends what is due more than US late (it cannot keep up), refuse at RX what would leave later than that (drop_late); 0 = never: every packet is sent, however late [10000]", true },
+	{ "tx-queues", K_U64, OFF(tx_queues), 1, PCR_MAX_TXQ, "N",
+	  "TX queues a port sends by, each with its own wheel and served by one TX lcore (the TX lcores take the ports' queues in turn); a flow leaves by one of them, chosen by its hash, so its order holds; the port's and classes' rates hold over all of them [1]", false },
 	{ "mbufs", K_U64, OFF(mbufs), 0, (1ull << 26) - 1, "N",
 	  "mbuf pool size, 0 = a full horizon of 1500-byte frames at 1 gbit/s, or what of it the EAL's memory holds beside the flow tables and wheels [0]", false },
 	{ "exit-on-idle", K_U64, OFF(exit_on_idle_ms), 0, 1ull << 40, "MS",
@@ -150,6 +152,7 @@ pcr_options_defaults(struct pcr_config *c)
 	c->horizon_policy = PCR_WHEEL_HORIZON_DROP;
 	c->flow_queue_ms = PCR_FLOW_QUEUE_MS_DEFAULT;
 	c->max_late_us = PCR_MAX_LATE_US_DEFAULT;
+	c->tx_queues = 1;
 	c->drain_on_exit = true;
 	c->tx_hold_ms = 100;
 	c->max_flows = 1u << 20;

@@ -51,6 +51,7 @@
 #define PCR_TX_CATCHUP 8
 #endif
 #define PCR_MAX_RXQ 16      /**< RX queues one lcore polls (<= 32: rx_busy) */
+#define PCR_MAX_TXQ 8       /**< TX queues (each with its wheel) a port */
 /* smallest RX burst a lcore that also transmits asks for when a departure
  * is near (see rx_burst_size() in dataplane.c) */
 #ifndef PCR_RX_BURST_MIN
@@ -113,6 +114,8 @@ struct pcr_config {
 	uint64_t max_late_us;    /**< refuse at RX while the TX side is
 				  *   this far behind, 0 = never */
 	uint64_t mbufs;          /**< pool size, 0 = derived */
+	uint64_t tx_queues;      /**< TX queues (wheels, TX lcores' shares)
+				  *   a port */
 	uint64_t exit_on_idle_ms; /**< 0 = run until a signal */
 	char stats_json[PATH_MAX];
 	uint64_t stats_period_s;
@@ -262,6 +265,8 @@ struct pcr_flow {
 	uint16_t egress;
 	uint16_t class_gen;  /**< class table generation class_id is from */
 	bool in_use;         /**< a table entry (not an overflow one) */
+	uint8_t txq;         /**< the egress port's TX queue it leaves by,
+			      *   fixed for its life (its order holds) */
 } __rte_cache_aligned;
 
 _Static_assert(sizeof(struct pcr_flow) == RTE_CACHE_LINE_SIZE,
@@ -439,15 +444,23 @@ struct pcr_port {
 	bool nic_clock;          /**< rte_eth_read_clock() works: fitted */
 	bool link_up;            /**< last status seen (control lcore) */
 	uint64_t link_changes;   /**< up/down transitions seen while running */
-	struct pcr_txport *tx;   /**< this port as an egress */
+	/** this port as an egress: a TX queue each, with its own wheel, a
+	 *  flow's packets all by one (pcr_flow.txq) */
+	struct pcr_txport *txq[PCR_MAX_TXQ];
+	uint16_t n_txq;
 	struct pcr_rates *rates; /**< RCU: __atomic_load_n(ACQUIRE) */
 	/** how late its TX lcore sends what is due (its last burst's first
 	 *  packet) while it is behind (dataplane.c, tx_behind()), in TSC
 	 *  cycles rounded down to PCR_BEHIND_QUANTUM; 0 otherwise. Written by
 	 *  the TX lcore only when that changes (its own line, read by the RX
-	 *  lcores each burst and by the control lcore) */
-	uint64_t tx_behind_tsc __rte_cache_aligned;
+	 *  lcores each burst and by the control lcore); a word a TX queue */
+	uint64_t tx_behind_tsc[PCR_MAX_TXQ] __rte_cache_aligned;
 } __rte_cache_aligned;
+
+/** Each TX queue of port @p pt (struct pcr_port *): @p q its index, @p tp
+ *  its struct pcr_txport *. */
+#define PCR_TXQ_FOREACH(pt, q, tp) \
+	for ((q) = 0; (q) < (pt)->n_txq && ((tp) = (pt)->txq[(q)], 1); (q)++)
 
 /** tx_behind_tsc's unit, TSC cycles (2^16: 25 us at 2.6 GHz): lateness
  *  below it reads 0, so a TX lcore that keeps up never writes the line. */
@@ -588,7 +601,7 @@ struct pcr_lcore {
 	unsigned int roles;
 	struct pcr_rxq rxq[PCR_MAX_RXQ];
 	unsigned int n_rxq;
-	struct pcr_txport *tx[PCR_MAX_PORTS];
+	struct pcr_txport *tx[PCR_MAX_PORTS * PCR_MAX_TXQ]; /**< the TX queues it serves */
 	unsigned int n_tx;
 	struct pcr_flowtab *ft;
 	struct pcr_lstats *st;   /**< [n_ports] */

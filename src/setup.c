@@ -33,11 +33,12 @@
 #include "pcr_clock.h"
 
 /* RX lcores among @p nw workers: one worker does RX and TX; else half the
- * workers (at most one per port) transmit, the others receive. */
+ * workers (at most one per TX queue of all ports, --tx-queues a port)
+ * transmit, the others receive. */
 unsigned int
-pcr_rx_lcore_count(unsigned int nw, unsigned int n_ports)
+pcr_rx_lcore_count(unsigned int nw, unsigned int n_txq)
 {
-	return nw == 1 ? 1 : nw - RTE_MIN(n_ports, nw / 2);
+	return nw == 1 ? 1 : nw - RTE_MIN(n_txq, nw / 2);
 }
 
 /* EAL memory one flow table entry takes, all its parts (the rte_hash
@@ -65,7 +66,7 @@ mbuf_cost(void)
 	return obj;
 }
 
-static void wheel_params(struct pcr_app *a, uint16_t p,
+static void wheel_params(struct pcr_app *a, uint16_t p, uint16_t q,
 			 unsigned int max_queued, char *name,
 			 struct pcr_wheel_params *wp);
 
@@ -94,8 +95,8 @@ pcr_default_mbufs(struct pcr_app *a, unsigned int n_ports, unsigned int n_rx,
 		struct pcr_wheel_params wp;
 		char name[32];
 
-		wheel_params(a, p, (unsigned int)want, name, &wp);
-		reserve += pcr_wheel_memsize(&wp);
+		wheel_params(a, p, 0, (unsigned int)want, name, &wp);
+		reserve += pcr_wheel_memsize(&wp) * c->tx_queues;
 	}
 	if (rte_malloc_get_socket_stats((int)rte_socket_id(), &ms) != 0)
 		ms.heap_freesz_bytes = 0;
@@ -166,7 +167,7 @@ pcr_assign_lcores(struct pcr_app *a)
 		a->lcores[workers[0]]->roles = PCR_ROLE_RX | PCR_ROLE_TX;
 		rx_lcores[0] = workers[0];
 	} else {
-		n_rx = pcr_rx_lcore_count(nw, a->n_ports);
+		n_rx = pcr_rx_lcore_count(nw, a->n_ports * a->cfg.tx_queues);
 		n_tx = nw - n_rx;
 		for (i = 0; i < n_tx; i++)
 			a->lcores[workers[i]]->roles = PCR_ROLE_TX;
@@ -175,11 +176,16 @@ pcr_assign_lcores(struct pcr_app *a)
 			rx_lcores[i] = workers[n_tx + i];
 		}
 	}
-	/* egress ports round-robin over the TX lcores */
-	for (p = 0; p < a->n_ports; p++) {
-		struct pcr_lcore *lc = a->lcores[workers[p % n_tx]];
+	/* egress ports' TX queues round-robin over the TX lcores: with
+	 * --tx-queues K and K x ports TX lcores or more, a queue each */
+	for (p = 0, i = 0; p < a->n_ports; p++) {
+		uint16_t q;
 
-		lc->tx[lc->n_tx++] = a->ports[p].tx;
+		for (q = 0; q < a->ports[p].n_txq; q++) {
+			struct pcr_lcore *lc = a->lcores[workers[i++ % n_tx]];
+
+			lc->tx[lc->n_tx++] = a->ports[p].txq[q];
+		}
 	}
 	/* RX queues: as many per port as RX lcores, within the PMD's limit */
 	for (p = 0; p < a->n_ports; p++) {
@@ -276,14 +282,14 @@ test_tx_share_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
 }
 
 static void
-test_tx_hooks(uint16_t p)
+test_tx_hooks(uint16_t p, uint16_t q)
 {
 	struct test_tx_hook *h = &test_tx_hook[p];
 	const char *v;
 
 	if ((v = getenv("PACER_TEST_TX_BUDGET")) != NULL) {
 		h->budget = strtoull(v, NULL, 10);
-		if (rte_eth_add_tx_callback(p, 0, test_tx_budget_cb, h) == NULL)
+		if (rte_eth_add_tx_callback(p, q, test_tx_budget_cb, h) == NULL)
 			pcr_fatal("port %u: PACER_TEST_TX_BUDGET: no TX callbacks", p);
 		PCR_LOG(NOTICE, "port %u: test hook: accepts %" PRIu64
 			" packets, then none", p, h->budget);
@@ -292,7 +298,7 @@ test_tx_hooks(uint16_t p)
 		h->share = (unsigned int)strtoul(v, NULL, 10);
 		if (h->share < 1 || h->share > 100)
 			pcr_fatal("PACER_TEST_TX_SHARE '%s': not a percentage in 1..100", v);
-		if (rte_eth_add_tx_callback(p, 0, test_tx_share_cb, h) == NULL)
+		if (rte_eth_add_tx_callback(p, q, test_tx_share_cb, h) == NULL)
 			pcr_fatal("port %u: PACER_TEST_TX_SHARE: no TX callbacks", p);
 		PCR_LOG(NOTICE, "port %u: test hook: accepts %u %% of each burst, none of every fourth",
 			p, h->share);
@@ -306,7 +312,7 @@ test_tx_hooks(uint16_t p)
 		if (errno != 0 || end == v || *end != '\0' || ns < 1 || ns > 1000000)
 			pcr_fatal("PACER_TEST_TX_COST_NS '%s': not a time in 1..1000000 ns", v);
 		h->cost_tsc = pcr_clock_ns_to_cycles(ns);
-		if (rte_eth_add_tx_callback(p, 0, test_tx_cost_cb, h) == NULL)
+		if (rte_eth_add_tx_callback(p, q, test_tx_cost_cb, h) == NULL)
 			pcr_fatal("port %u: PACER_TEST_TX_COST_NS: no TX callbacks", p);
 		PCR_LOG(NOTICE, "port %u: test hook: sending costs %lu ns a packet", p, ns);
 	}
@@ -332,9 +338,10 @@ test_wheel_hook(struct pcr_app *a, struct pcr_txport *tp, uint64_t start_tsc)
 }
 #else
 static void
-test_tx_hooks(uint16_t p)
+test_tx_hooks(uint16_t p, uint16_t q)
 {
 	RTE_SET_USED(p);
+	RTE_SET_USED(q);
 }
 
 static void
@@ -380,10 +387,13 @@ pcr_port_setup(struct pcr_app *a, uint16_t p)
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
 			info.flow_type_rss_offloads;
 	}
-	rc = rte_eth_dev_configure(p, pt->nb_rxq, 1, &conf);
+	if (pt->n_txq > info.max_tx_queues)
+		pcr_fatal("port %u (%s): --tx-queues %u: the PMD has %u TX queues at most",
+			  p, pt->name, pt->n_txq, info.max_tx_queues);
+	rc = rte_eth_dev_configure(p, pt->nb_rxq, pt->n_txq, &conf);
 	if (rc != 0)
-		pcr_fatal("port %u: configure (%u RX queues, 1 TX queue) failed: %s",
-		      p, pt->nb_rxq, strerror(-rc));
+		pcr_fatal("port %u: configure (%u RX queues, %u TX queues) failed: %s",
+		      p, pt->nb_rxq, pt->n_txq, strerror(-rc));
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p, &rxd, &txd);
 	if (rc != 0)
 		pcr_fatal("port %u: descriptor counts: %s", p, strerror(-rc));
@@ -394,10 +404,14 @@ pcr_port_setup(struct pcr_app *a, uint16_t p)
 			pcr_fatal("port %u: RX queue %u setup failed: %s", p, q,
 			      strerror(-rc));
 	}
-	rc = rte_eth_tx_queue_setup(p, 0, txd, (unsigned int)socket, NULL);
-	if (rc != 0)
-		pcr_fatal("port %u: TX queue setup failed: %s", p, strerror(-rc));
-	test_tx_hooks(p);
+	for (q = 0; q < pt->n_txq; q++) {
+		rc = rte_eth_tx_queue_setup(p, q, txd, (unsigned int)socket,
+					    NULL);
+		if (rc != 0)
+			pcr_fatal("port %u: TX queue %u setup failed: %s", p,
+				  q, strerror(-rc));
+		test_tx_hooks(p, q);
+	}
 	rc = rte_eth_dev_start(p);
 	if (rc != 0)
 		pcr_fatal("port %u: start failed: %s", p, strerror(-rc));
@@ -475,7 +489,7 @@ static void
 port_clock_setup(struct pcr_app *a, uint16_t p)
 {
 	struct pcr_port *pt = &a->ports[p];
-	struct pcr_txport *tp = pt->tx;
+	uint16_t q;
 	int rc;
 
 	rc = pcr_clock_nic_enable(p, (unsigned int)a->cfg.nic_clock_bits);
@@ -490,9 +504,12 @@ port_clock_setup(struct pcr_app *a, uint16_t p)
 		pt->tx_offload = false;
 	}
 	if (pt->tx_offload) {
-		tp->ts_field = a->ts_field;
-		tp->ts_flag = a->ts_flag;
-		tp->offload_tsc = pcr_clock_ns_to_cycles(a->cfg.offload_horizon_us * 1000);
+		for (q = 0; q < pt->n_txq; q++) {
+			pt->txq[q]->ts_field = a->ts_field;
+			pt->txq[q]->ts_flag = a->ts_flag;
+			pt->txq[q]->offload_tsc = pcr_clock_ns_to_cycles(
+				a->cfg.offload_horizon_us * 1000);
+		}
 		printf("pacer: port %u (%s): send-on-timestamp: the NIC holds packets up to %" PRIu64
 		       " us ahead of departure\n", p, pt->name, a->cfg.offload_horizon_us);
 	} else if (pt->tx_offload_capa) {
@@ -504,15 +521,18 @@ port_clock_setup(struct pcr_app *a, uint16_t p)
 	}
 }
 
-/* Port @p p's wheel parameters (@p name: 32 bytes, the wheel's name);
- * exits on a bad --slot / --horizon. */
+/* The wheel parameters of port @p p's TX queue @p q (@p name: 32 bytes,
+ * the wheel's name); exits on a bad --slot / --horizon. */
 static void
-wheel_params(struct pcr_app *a, uint16_t p, unsigned int max_queued,
-	     char *name, struct pcr_wheel_params *wp)
+wheel_params(struct pcr_app *a, uint16_t p, uint16_t q,
+	     unsigned int max_queued, char *name, struct pcr_wheel_params *wp)
 {
 	char err[256];
 
-	snprintf(name, 32, "port%u", p);
+	if (q == 0)
+		snprintf(name, 32, "port%u", p);
+	else
+		snprintf(name, 32, "port%uq%u", p, q);
 	pcr_wheel_params_default(wp);
 	wp->name = name;
 	wp->socket_id = rte_eth_dev_socket_id(p);
@@ -537,26 +557,33 @@ wheel_params(struct pcr_app *a, uint16_t p, unsigned int max_queued,
 void
 pcr_wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 {
-	struct pcr_wheel_params wp;
-	struct pcr_txport *tp;
-	char name[32];
+	uint16_t q;
 
-	tp = rte_zmalloc("pcr_txport", sizeof(*tp), RTE_CACHE_LINE_SIZE);
-	if (tp == NULL)
-		pcr_fatal("out of memory for port %u TX state", p);
-	tp->dp = &a->dp;
-	tp->port = p;
-	tp->queue = 0;
-	wheel_params(a, p, max_queued, name, &wp);
-	wp.drop_arg = tp;
-	tp->wheel = pcr_wheel_create(&wp);
-	if (tp->wheel == NULL)
-		pcr_fatal("port %u: cannot create its timing wheel (%zu bytes): %s",
-		      p, pcr_wheel_memsize(&wp), rte_strerror(rte_errno));
-	tp->gran_tsc = (a->cfg.slot_ns * a->tsc_hz + 999999999ull) / 1000000000ull;
-	tp->hold_tsc = a->cfg.tx_hold_ms * (a->tsc_hz / 1000);
-	test_wheel_hook(a, tp, wp.start_tsc);
-	a->ports[p].tx = tp;
+	a->ports[p].n_txq = (uint16_t)a->cfg.tx_queues;
+	for (q = 0; q < a->ports[p].n_txq; q++) {
+		struct pcr_wheel_params wp;
+		struct pcr_txport *tp;
+		char name[32];
+
+		tp = rte_zmalloc("pcr_txport", sizeof(*tp), RTE_CACHE_LINE_SIZE);
+		if (tp == NULL)
+			pcr_fatal("out of memory for port %u TX state", p);
+		tp->dp = &a->dp;
+		tp->port = p;
+		tp->queue = q;
+		wheel_params(a, p, q, max_queued, name, &wp);
+		wp.drop_arg = tp;
+		tp->wheel = pcr_wheel_create(&wp);
+		if (tp->wheel == NULL)
+			pcr_fatal("port %u: cannot create the timing wheel of TX queue %u (%zu bytes): %s",
+				  p, q, pcr_wheel_memsize(&wp),
+				  rte_strerror(rte_errno));
+		tp->gran_tsc = (a->cfg.slot_ns * a->tsc_hz + 999999999ull) /
+			       1000000000ull;
+		tp->hold_tsc = a->cfg.tx_hold_ms * (a->tsc_hz / 1000);
+		test_wheel_hook(a, tp, wp.start_tsc);
+		a->ports[p].txq[q] = tp;
+	}
 }
 
 /*

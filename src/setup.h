@@ -20,8 +20,8 @@
 /** Log @p fmt, clean up the EAL and exit 1 (src/main.c). */
 void __rte_noreturn pcr_fatal(const char *fmt, ...) __rte_format_printf(1, 2);
 
-/** RX lcores among @p nw workers and @p n_ports ports. */
-unsigned int pcr_rx_lcore_count(unsigned int nw, unsigned int n_ports);
+/** RX lcores among @p nw workers and @p n_txq TX queues (all ports'). */
+unsigned int pcr_rx_lcore_count(unsigned int nw, unsigned int n_txq);
 /** Log a configuration the EAL's resources refuse, clean up the EAL and
  *  exit 2 (src/main.c). */
 void __rte_noreturn pcr_usage_exit_eal(void);

@@ -33,16 +33,42 @@
 
 #include "pacer.h"
 
+/* Wheel counters @p add into @p sum (a port's TX queues' wheels). */
+static void
+wheel_stats_add(struct pcr_wheel_stats *sum, const struct pcr_wheel_stats *add)
+{
+	unsigned int i;
+
+	sum->enqueued += add->enqueued;
+	sum->refused += add->refused;
+	sum->dequeued += add->dequeued;
+	sum->dropped += add->dropped;
+	for (i = 0; i < PCR_WHEEL_DROP_MAX; i++)
+		sum->drop[i] += add->drop[i];
+	sum->queued += add->queued;
+	sum->late += add->late;
+	sum->horizon_cap += add->horizon_cap;
+	sum->spill += add->spill;
+	sum->cascaded += add->cascaded;
+	sum->sorted += add->sorted;
+	sum->advances += add->advances;
+	sum->inbox += add->inbox;
+	for (i = 0; i < PCR_WHEEL_MAX_LEVELS; i++)
+		sum->level_occupancy[i] += add->level_occupancy[i];
+	sum->levels = RTE_MAX(sum->levels, add->levels);
+}
+
 /* The counters, into a cleared @p s: what the workers are parked for. */
 static void
 collect(struct pcr_snapshot *s)
 {
 	unsigned int l, p, c, r;
+	uint16_t q;
 
 	s->tsc = rte_rdtsc();
 	for (p = 0; p < pcr_app.n_ports; p++) {
 		struct pcr_port_snap *ps = &s->port[p];
-		struct pcr_txport *tp = pcr_app.ports[p].tx;
+		struct pcr_txport *tp;
 		struct rte_eth_stats es;
 
 		if (rte_eth_stats_get(p, &es) == 0) {
@@ -53,30 +79,39 @@ collect(struct pcr_snapshot *s)
 					      __ATOMIC_RELAXED);
 		ps->link_changes = __atomic_load_n(
 			&pcr_app.ports[p].link_changes, __ATOMIC_RELAXED);
-		if (tp == NULL)
-			continue;
-		pcr_wheel_stats_get(tp->wheel, &ps->wheel);
-		ps->tx_packets = tp->tx_packets;
-		ps->tx_bytes = tp->tx_bytes;
-		ps->tx_retry = tp->tx_retry;
-		ps->tx_late = tp->tx_late;
-		ps->tx_early = tp->tx_early;
-		ps->tx_offloaded = tp->tx_offloaded;
-		ps->tx_cycles = tp->tx_cycles;
-		ps->drop_late = tp->drop_late;
-		ps->tx_behind_ns = pcr_clock_cycles_to_ns(__atomic_load_n(
-			&pcr_app.ports[p].tx_behind_tsc, __ATOMIC_RELAXED));
-		ps->pending = __atomic_load_n(&tp->n_pend, __ATOMIC_RELAXED);
-		ps->drop_tx = tp->tx_drop;
-		ps->drop_shutdown = tp->drop_shutdown;
-		ps->drop_link = tp->drop_link;
-		ps->drop_horizon += tp->drop_wheel[PCR_WHEEL_DROP_HORIZON];
-		ps->drop_spill = tp->drop_wheel[PCR_WHEEL_DROP_FULL];
-		ps->drop_wheel_nomem = tp->drop_wheel[PCR_WHEEL_DROP_NOMEM];
-		/* flush drops only happen in pcr_wheel_free() */
-		ps->drop_shutdown += tp->drop_wheel[PCR_WHEEL_DROP_FLUSH];
-		for (c = 0; c < pcr_app.cfg.n_classes; c++)
-			ps->cls[c] = tp->cls[c];
+		/* a port's TX queues: the sums (the latest for tx_behind) */
+		PCR_TXQ_FOREACH(&pcr_app.ports[p], q, tp) {
+			struct pcr_wheel_stats ws;
+
+			pcr_wheel_stats_get(tp->wheel, &ws);
+			wheel_stats_add(&ps->wheel, &ws);
+			ps->tx_packets += tp->tx_packets;
+			ps->tx_bytes += tp->tx_bytes;
+			ps->tx_retry += tp->tx_retry;
+			ps->tx_late += tp->tx_late;
+			ps->tx_early += tp->tx_early;
+			ps->tx_offloaded += tp->tx_offloaded;
+			ps->tx_cycles += tp->tx_cycles;
+			ps->drop_late += tp->drop_late;
+			ps->tx_behind_ns = RTE_MAX(ps->tx_behind_ns,
+				pcr_clock_cycles_to_ns(__atomic_load_n(
+					&pcr_app.ports[p].tx_behind_tsc[q],
+					__ATOMIC_RELAXED)));
+			ps->pending += __atomic_load_n(&tp->n_pend,
+						       __ATOMIC_RELAXED);
+			ps->drop_tx += tp->tx_drop;
+			ps->drop_shutdown += tp->drop_shutdown;
+			ps->drop_link += tp->drop_link;
+			ps->drop_horizon += tp->drop_wheel[PCR_WHEEL_DROP_HORIZON];
+			ps->drop_spill += tp->drop_wheel[PCR_WHEEL_DROP_FULL];
+			ps->drop_wheel_nomem += tp->drop_wheel[PCR_WHEEL_DROP_NOMEM];
+			/* flush drops only happen in pcr_wheel_free() */
+			ps->drop_shutdown += tp->drop_wheel[PCR_WHEEL_DROP_FLUSH];
+			for (c = 0; c < pcr_app.cfg.n_classes; c++) {
+				ps->cls[c].tx_packets += tp->cls[c].tx_packets;
+				ps->cls[c].tx_bytes += tp->cls[c].tx_bytes;
+			}
+		}
 	}
 	for (l = 0; l < RTE_MAX_LCORE; l++) {
 		struct pcr_lcore *lc = pcr_app.lcores[l];
@@ -161,12 +196,13 @@ collect_hist(struct pcr_snapshot *s)
 	unsigned int p;
 
 	for (p = 0; p < pcr_app.n_ports; p++) {
-		struct pcr_txport *tp = pcr_app.ports[p].tx;
+		struct pcr_txport *tp;
+		uint16_t q;
 
-		if (tp == NULL)
-			continue;
-		pcr_hist_merge(&s->port[p].err, &tp->err);
-		pcr_hist_merge(&s->err, &tp->err);
+		PCR_TXQ_FOREACH(&pcr_app.ports[p], q, tp) {
+			pcr_hist_merge(&s->port[p].err, &tp->err);
+			pcr_hist_merge(&s->err, &tp->err);
+		}
 	}
 }
 

@@ -167,8 +167,10 @@ wheel_dict(struct rte_tel_data *d, const struct pcr_port_snap *ps, uint16_t p)
 	unsigned int l;
 	char k[16];
 
-	pcr_wheel_info_get(pcr_app.ports[p].tx->wheel, &wi);
+	/* every TX queue's wheel has queue 0's geometry; counts are sums */
+	pcr_wheel_info_get(pcr_app.ports[p].txq[0]->wheel, &wi);
 	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "tx_queues", pcr_app.ports[p].n_txq);
 	rte_tel_data_add_dict_u64(d, "granularity_ns", wi.granularity_ns);
 	rte_tel_data_add_dict_u64(d, "horizon_ns", pcr_app.cfg.horizon_ms * 1000000u);
 	rte_tel_data_add_dict_u64(d, "wheel_horizon_ns", wi.horizon_ns);

@@ -137,7 +137,7 @@ tx_lcores_answer(void)
 	uint16_t p;
 
 	for (p = 0; p < pcr_app.n_ports; p++) {
-		struct pcr_txport *tp = pcr_app.ports[p].tx;
+		struct pcr_txport *tp = pcr_app.ports[p].txq[0];
 		uint32_t r = __atomic_load_n(&tp->horizon_req, __ATOMIC_ACQUIRE);
 
 		if (r == tp->horizon_done)
@@ -285,7 +285,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		snprintf(pcr_app.ports[p].name, sizeof(pcr_app.ports[p].name),
 			 "net_null%u", p);
 		txports[p].port = p;
-		pcr_app.ports[p].tx = &txports[p];
+		pcr_app.ports[p].txq[0] = &txports[p];
+		pcr_app.ports[p].n_txq = 1;
 	}
 	/* ethdev's "Invalid port_id" for `show port xstats`: no EAL ports */
 	rte_log_set_global_level(RTE_LOG_EMERG);
