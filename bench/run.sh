@@ -537,7 +537,7 @@ memory() {
 			# element (the mempool keeps an object within a page), so
 			# 8192 x 2432 (what this subtracted until 2026-12-04) left
 			# 13.6 MB of pool in "mbufs aside"
-			pool_b=$(sed -n 's/.* mbufs (\([0-9]*\) bytes).*/\1/p' "$out" | head -1)
+			pool_b=$(sed -n 's/.* mbufs (\([0-9]*\) bytes.*/\1/p' "$out" | head -1)
 			if [ -z "$pool_b" ]; then
 				log "memory horizon $h ms slot $s ns: no pool size in pacer's start-up line"
 				continue

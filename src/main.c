@@ -622,10 +622,7 @@ main(int argc, char **argv)
 						     pcr_rx_lcore_count(rte_lcore_count() - 1,
 									n * (unsigned int)a->cfg.tx_queues),
 						     rte_lcore_count());
-	a->pool = rte_pktmbuf_pool_create("pcr_mbufs", nb_mbufs,
-					  RTE_MIN(256u, nb_mbufs / 16), 0,
-					  RTE_MBUF_DEFAULT_BUF_SIZE,
-					  (int)rte_socket_id());
+	a->pool = pcr_pool_create(n, nb_mbufs);
 	if (a->pool == NULL)
 		pcr_fatal("cannot create a pool of %u mbufs (%.0f MiB): %s; give --mbufs or more memory (-m)",
 		      nb_mbufs, (double)nb_mbufs * (RTE_MBUF_DEFAULT_BUF_SIZE + 128) / 1048576,
@@ -652,9 +649,10 @@ main(int argc, char **argv)
 		pcr_port_setup(a, p);
 	link_wait(a);
 
-	printf("pacer: %u port(s), %u worker lcore(s), %u mbufs (%zu bytes), TSC %" PRIu64
+	printf("pacer: %u port(s), %u worker lcore(s), %u mbufs (%zu bytes, %s), TSC %" PRIu64
 	       " Hz, slot %" PRIu64 " ns, horizon %" PRIu64 " ms (%s)\n",
-	       n, a->dp.n_workers, nb_mbufs, pool_bytes, a->tsc_hz, a->cfg.slot_ns,
+	       n, a->dp.n_workers, nb_mbufs, pool_bytes,
+	       rte_mempool_get_ops(a->pool->ops_index)->name, a->tsc_hz, a->cfg.slot_ns,
 	       a->cfg.horizon_ms,
 	       a->cfg.horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
 	if (a->cfg.flow_queue_ms != 0)
