@@ -102,6 +102,17 @@ grep -Eq "^pacer: [0-9]+ mbufs \(no --mbufs: [0-9]+ MiB of the [0-9]+ MiB the EA
 conserved "$tmp/pool.json"
 expect "$tmp/pool.json" 'd["ports"][0]["tx_packets"] == 10'
 no_runtime_dir
+# the pool's common store: a stack unless the user chose (the EAL's
+# --mbuf-pool-ops-name); design.md, "Ports and lcores"
+grep -Eq "^pacer: 1 port\(s\), .* mbufs \([0-9]+ bytes, stack\)" "$tmp/pool.out" ||
+    fail "the pool's handler is not the stack: $(grep 'mbufs (' "$tmp/pool.out")"
+prefix="pcr-errors-$$-ops"
+run_pacer ops $(eal "$vdev") --mbuf-pool-ops-name=ring_mp_mc -- --mbufs 2048 --exit-on-idle 200
+[ "$rc" -eq 0 ] || fail "--mbuf-pool-ops-name=ring_mp_mc exited $rc: $(tail -3 "$tmp/ops.err")"
+grep -Eq "^pacer: 1 port\(s\), .* mbufs \([0-9]+ bytes, ring_mp_mc\)" "$tmp/ops.out" ||
+    fail "the user's handler was not taken: $(grep 'mbufs (' "$tmp/ops.out")"
+conserved "$tmp/ops.json"
+expect "$tmp/ops.json" 'd["ports"][0]["tx_packets"] == 10'
 # with too little memory for the default flow tables, it says what to give
 prefix="pcr-errors-$$-small"
 rc=0
