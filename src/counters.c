@@ -64,6 +64,7 @@ const struct pcr_counter pcr_port_counters[] = {
 	K("tx_cycles", tx_cycles, "TSC cycles", "the TX lcore's busy time in polls that sent on the port (wheel, PMD send, accounting)"),
 	G("tx_cycles_per_packet", tx_cycles_pkt, "TSC cycles", "tx_cycles over tx_packets"),
 	K("flows_new", flows_new, "flows", "entered in the flow tables"),
+	K("flow_cache_hits", flow_cache_hits, "packets", "their flow was found in the RX lcore's flow cache (in front of the flow table: src/dataplane.c, flow_lookup_burst())"),
 	K("flows_aged", flows_aged, "flows", "idle, removed from the flow tables"),
 	K("flow_table_full", flow_table_full, "packets", "their flow found the flow table full (shared its class's overflow flow)"),
 	K("link_changes", link_changes, "events", "link state changes seen"),

@@ -351,6 +351,7 @@ struct pcr_lstats {
 	uint64_t flows_new;
 	uint64_t flows_aged;
 	uint64_t flow_table_full;
+	uint64_t flow_cache_hits; /**< found in the flow cache */
 	/* per-flow staging (dataplane.c), for the egress port */
 	uint64_t staged;         /**< packets held in staging now */
 	uint64_t staged_total;   /**< packets that went through staging */
@@ -572,8 +573,17 @@ struct pcr_stage_pub {
 			 *   rank; fair order's flows are all at the last) */
 };
 
+struct pcr_flow_cache_ent;
+
 struct pcr_flowtab {
 	struct rte_hash *h;
+	/** in front of h: a key and its position at its signature's slot,
+	 *  PCR_FLOW_CACHE slots (dataplane.c, flow_lookup_burst()) */
+	struct pcr_flow_cache_ent *cache;
+	uint32_t cache_fills;    /**< table hits that missed the cache */
+	uint32_t cache_looks;    /**< lookups in the current window */
+	uint32_t cache_hits;     /**< of those, found in the cache */
+	uint32_t cache_off;      /**< packets left to look up without it */
 	struct pcr_flow *flows;  /**< indexed by rte_hash key position */
 	struct pcr_flow overflow[PCR_MAX_CLASSES]; /**< table full */
 	/** staging, per flow: [entries] for flows[], then one per overflow */
@@ -780,7 +790,7 @@ struct pcr_port_snap {
 	bool link_up;
 	uint64_t link_changes;
 	uint64_t classify[PCR_CLASSIFY_RESULT_MAX];
-	uint64_t flows_new, flows_aged, flow_table_full;
+	uint64_t flows_new, flows_aged, flow_table_full, flow_cache_hits;
 	struct pcr_wheel_stats wheel;
 	struct pcr_class_stats cls[PCR_MAX_CLASSES];
 	struct pcr_hist err;

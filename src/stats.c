@@ -144,6 +144,7 @@ collect(struct pcr_snapshot *s)
 			ps->flows_new += ls->flows_new;
 			ps->flows_aged += ls->flows_aged;
 			ps->flow_table_full += ls->flow_table_full;
+			ps->flow_cache_hits += ls->flow_cache_hits;
 			ps->staged += ls->staged;
 			ps->staged_total += ls->staged_total;
 			ps->stage_stalls += ls->stage_stalls;
