@@ -8,12 +8,12 @@
 # key at that position would send the old flow's next packet to the new
 # flow's entry. pacer runs in a network namespace of its own (unique name,
 # no addresses, IPv6 off: the kernel sends nothing of its own), net_tap in,
-# net_pcap out, --flow-idle 500. The test writes frames into the tap in
-# three phases 3 s apart: 300 flows A (5 frames each, the later ones
+# net_pcap out, --flow-idle 1000. The test writes frames into the tap in
+# three phases 4 s apart: 300 flows A (5 frames each, the later ones
 # found in the table and so cached), 300 flows B, A again. Each phase's
-# flows are aged out before the next (idle 500 ms, nothing queued, no
-# rate), so each phase makes 300 new flows: flows_new 900, flows_aged 900
-# by the idle exit (4 s: longer than the phases' gaps), every frame sent
+# flows are aged out before the next (idle 1 s, nothing queued, no rate),
+# so each phase makes 300 new flows: flows_new 900, flows_aged 900 by the
+# SIGINT 4 s after the last phase, every frame sent
 # (4500 in the output capture), the cache used (flow_cache_hits > 0),
 # conservation and the pool. Without the cache's invalidation A's return
 # finds its stale slots and makes fewer new flows (a build without it: 776).
@@ -41,7 +41,7 @@ ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.de
 "$gen" -o "$tmp/a.pcap" --flows 300 --count 300 --size 100 --src 198.18.1.1 --sport 1024 2>/dev/null
 "$gen" -o "$tmp/b.pcap" --flows 300 --count 300 --size 100 --src 198.18.2.1 --sport 1024 2>/dev/null
 ip netns exec "$ns" timeout 60 "$pacer" $(eal "net_tap0,iface=$tap" "net_pcap1,tx_pcap=$tmp/out.pcap") \
-    -- --exit-on-idle 4000 --flow-idle 500 --mbufs 4096 --max-flows 1024 \
+    -- --flow-idle 1000 --mbufs 4096 --max-flows 1024 \
     --stats-json "$tmp/c.json" >"$tmp/c.out" 2>"$tmp/c.err" &
 pid=$!
 for _ in $(seq 100); do grep -q "^pacer: lcore" "$tmp/c.out" 2>/dev/null && break; sleep 0.1; done
@@ -69,8 +69,11 @@ PY
 for phase in a b a; do
     ip netns exec "$ns" python3 "$tmp/send.py" "$tap" "$tmp/$phase.pcap" ||
         fail "cannot write into $tap"
-    sleep 3
+    sleep 4
 done
+# each phase's flows were aged 1-2 s after its last frame (idle 1 s, the
+# sweep within another): stop, the sends all done
+kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
 pid=""
