@@ -151,8 +151,11 @@ fi
 # 16 frames every G or so: its longest gap while the short ones are held
 # is at most G + G/16 (how often the guard looks) + two guards' frames
 # (slack) + L + H + the staging stalls pacer counted, and the guard fired
-# (order_guard) at least once a gap; without a guard (--order-guard 0) the
-# same flow waits for most of the second, order_guard 0.
+# (order_guard) at least once for each gap over 50 ms that one of flow 0's
+# frames ended (the last stretch, from its last frame to the short flows'
+# end, is ended by them, not by a guard: it is held to the bound only);
+# without a guard (--order-guard 0) the same flow waits for most of the
+# second, order_guard 0.
 guard_gap() {
     python3 - "$here" "$tmp/$1.out.pcap" "$tmp/$1.json" "$(pcap_scale "$tmp/$1.json")" "$2" "$3" <<'PY'
 import json, sys
@@ -175,8 +178,11 @@ inside = [t for t in long_t if a <= t <= b]
 gaps = [y - x for x, y in zip([a] + inside, inside + [b])]
 frame = 1514 * 8e9 / 50e6
 bound = guard_ms * 1e6 * 17 / 16 + 2 * 16 * frame + late + 500e3 + stall
-long_gaps = [g for g in gaps if g > 50e6]
-print("   gaps over 50 ms:", " ".join("%.1f" % (g / 1e6) for g in long_gaps))
+# the gaps a frame of flow 0 ended: the guard's doing (the last one, to b,
+# is not)
+long_gaps = [g for g in gaps[:len(inside)] if g > 50e6]
+print("   gaps over 50 ms that flow 0 ended:", " ".join("%.1f" % (g / 1e6) for g in long_gaps),
+      "; then to the short flows' end %.1f ms" % (gaps[-1] / 1e6))
 print("3: %s: short flows held %.0f ms; flow 0 sent %d frames then, longest "
       "gap %.1f ms (bound with the guard %.1f ms: L %.1f us, stalls %.1f us)"
       % (mode, (b - a) / 1e6, len(inside), max(gaps) / 1e6, bound / 1e6,
