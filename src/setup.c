@@ -81,6 +81,8 @@ mbuf_cost(void)
  * --mbuf-pool-ops-name, a platform's own handler (hardware pools) or a
  * port that does not take a stack keep DPDK's choice.
  */
+#define PCR_POOL_OPS "stack"
+
 static const char *
 pool_ops(uint16_t n_ports)
 {

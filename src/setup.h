@@ -30,8 +30,6 @@ void __rte_noreturn pcr_usage_exit_eal(void);
  *  all), at most a full horizon at 1 gbit/s; it says what it chose. */
 unsigned int pcr_default_mbufs(struct pcr_app *a, unsigned int n_ports,
 			       unsigned int n_rx, unsigned int n_lcores);
-/** The pool's common store where pacer chooses (setup.c, pool_ops()). */
-#define PCR_POOL_OPS "stack"
 /** The mbuf pool of @p nb_mbufs for @p n_ports ports, its common store a
  *  stack unless the user or DPDK chose (pool_ops()); NULL, rte_errno set,
  *  if it cannot be made. */

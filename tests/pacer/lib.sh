@@ -20,11 +20,18 @@ top=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pacer-test.XXXXXX")
 prefix="pcr-$(basename "$0" .sh)-$$"
 
-# pcr_cleanup: the scratch directory, and the EAL runtime directory of
-# every file prefix eal() handed out (by name: /var/run/dpdk/PREFIX);
-# PCR_KEEP=1 in the environment keeps the scratch directory for a look.
+# pcr_cleanup: every network namespace pcr_netns() made (by name), the
+# scratch directory, and the EAL runtime directory of every file prefix
+# eal() handed out (by name: /var/run/dpdk/PREFIX); PCR_KEEP=1 in the
+# environment keeps the scratch directory for a look. A test stops what
+# it started in a namespace before it calls this.
 pcr_cleanup() {
     local p
+    if [ -f "$tmp/.netns" ]; then
+        while read -r p; do
+            [ -n "$p" ] && ip netns del "$p" 2>/dev/null || true
+        done <"$tmp/.netns"
+    fi
     if [ -f "$tmp/.prefixes" ]; then
         while read -r p; do
             [ -n "$p" ] && rm -rf "/var/run/dpdk/$p"
@@ -37,6 +44,16 @@ trap pcr_cleanup EXIT
 fail() {
     echo "FAIL: $*" >&2
     exit 1
+}
+
+# pcr_netns NAME: a network namespace of the test's own, IPv6 off (the
+# kernel sends nothing of its own there), deleted by pcr_cleanup; where
+# none can be made the test skips (77)
+pcr_netns() {
+    ip netns add "$1" || { echo "SKIP: cannot create a network namespace"; exit 77; }
+    echo "$1" >>"$tmp/.netns"
+    ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+        net.ipv6.conf.default.disable_ipv6=1 >/dev/null
 }
 
 # stop_on_exit PID: however the test ends, stop the pacer (or the timeout

@@ -38,15 +38,12 @@ cleanup() {
         kill "$send_pid" 2>/dev/null || true
         wait "$send_pid" 2>/dev/null || true
     fi
-    ip netns del "$ns" 2>/dev/null || true
     pcr_cleanup
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ip netns add "$ns" || { echo "SKIP: cannot create a network namespace"; exit 77; }
-ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-    net.ipv6.conf.default.disable_ipv6=1 >/dev/null
+pcr_netns "$ns"
 ip -n "$ns" link add pcrcx0 type veth peer name pcrcx1
 ip -n "$ns" link set pcrcx0 up
 ip -n "$ns" link set pcrcx1 up

@@ -27,16 +27,8 @@ fi
 ns="pcr-fc-$$"
 tap="pcrfc$$"
 pid=""
-fc_cleanup() {
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    ip netns del "$ns" 2>/dev/null || true
-    pcr_cleanup
-}
-trap fc_cleanup EXIT
-ip netns add "$ns" || { echo "SKIP: cannot create a network namespace"; exit 77; }
-ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+trap 'if [ -n "$pid" ]; then kill -KILL "$pid" 2>/dev/null || true; fi; pcr_cleanup' EXIT
+pcr_netns "$ns"
 
 "$gen" -o "$tmp/a.pcap" --flows 300 --count 300 --size 100 --src 198.18.1.1 --sport 1024 2>/dev/null
 "$gen" -o "$tmp/b.pcap" --flows 300 --count 300 --size 100 --src 198.18.2.1 --sport 1024 2>/dev/null

@@ -33,12 +33,10 @@ link_cleanup() {
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
         kill -KILL "$pid" 2>/dev/null || true
     fi
-    ip netns del "$ns" 2>/dev/null || true
     pcr_cleanup
 }
 trap link_cleanup EXIT
-ip netns add "$ns" || { echo "SKIP: cannot create a network namespace"; exit 77; }
-ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+pcr_netns "$ns"
 
 "$gen" -o "$tmp/in.pcap" --flows 4 --count 5000 --size 1000 2>/dev/null
 ip netns exec "$ns" timeout 60 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/p0.pcap" "net_tap0,iface=$tap") \
