@@ -623,16 +623,20 @@ PY
 # scheduler, which the output says. Per lcore: its share of what was received (--stats-json
 # lcores) times the steady total (the --stats-period lines).
 # lcores_run MAP OUT-PREFIX: one rep of the lcores layout MAP (--lcores);
-# prints "TOTAL_MPPS RXC TXC P99_NS PER_RX_LCORE..." (cycles a packet by
-# role and the departure error p99, worst port; per RX lcore Mpps)
+# prints "TOTAL_MPPS RXC TXC P99_NS LATE PER_RX_LCORE..." (cycles a packet by
+# role, the departure error p99 (worst port), the share of packets refused
+# at RX as late (drop_late), per RX lcore Mpps). LC_VDEVS (default two
+# net_null ports), LC_TXQ (--tx-queues, default 1) and LC_EXTRA (more
+# options) shape the run.
 lcores_run() {
 	local map=$1 out=$TMP/lc.out tot
 	rm -f "$TMP/lc.json"
+	# shellcheck disable=SC2086 # LC_VDEVS and LC_EXTRA are word lists
 	run_for "$((SECS + 2))" "$out" "$PACER" --lcores "$map" $EAL_MEM --no-pci \
 		$(eal_mem 1024) --file-prefix="$(prefix)" \
-		--vdev net_null0,size=64 --vdev net_null1,size=64 -- --stats-period 1 \
-		--mbufs 65536 --max-flows 1024 --rate 100gbit --stats-json "$TMP/lc.json" \
-		--tx-queues "${LC_TXQ:-1}"
+		${LC_VDEVS:---vdev net_null0,size=64 --vdev net_null1,size=64} -- --stats-period 1 \
+		--mbufs 65536 --max-flows 4096 --rate 100gbit --stats-json "$TMP/lc.json" \
+		--tx-queues "${LC_TXQ:-1}" ${LC_EXTRA:-}
 	tot=$(pacer_mpps "$out")
 	if [ "$tot" = null ] || [ ! -s "$TMP/lc.json" ]; then
 		echo "run.sh: lcores $map: no figure; log:" >&2
@@ -645,7 +649,9 @@ lcores_run() {
 		 $rx | map(.rx_packets / $sum * ($t | tonumber) * 10000 | round / 10000)) as $per |
 		[$t, ([.ports[].rx_cycles_per_packet] | max),
 		 ([.ports[].tx_cycles_per_packet] | max),
-		 ([.ports[].departure_error_ns.p99] | max)] + $per | map(tostring) | join(" ")' "$TMP/lc.json"
+		 ([.ports[].departure_error_ns.p99] | max),
+		 (([.ports[].drop_late] | add) / ([.ports[].rx_packets] | add) * 1e6 | round / 1e6)]
+		+ $per | map(tostring) | join(" ")' "$TMP/lc.json"
 }
 
 # lcores: first one worker doing RX and TX (the baseline), then N RX
@@ -684,7 +690,7 @@ lcores() {
 		: >"$TMP/lc.vals"
 		for r in $(seq 1 "$REPS"); do
 			v=$(lcores_run "$1") || return 1
-			log "lcores: $2 on $ncpu CPUs ($1) rep $r: total Mpps, RX and TX cycles a packet, p99 ns, Mpps per RX lcore: $v"
+			log "lcores: $2 on $ncpu CPUs ($1) rep $r: total Mpps, RX and TX cycles a packet, p99 ns, drop_late share, Mpps per RX lcore: $v"
 			echo "$v" >>"$TMP/lc.vals"
 		done
 	}
@@ -712,14 +718,13 @@ lcores() {
 				w=$((w + 1))
 			done
 		fi
-		map="0@0"
-		for i in $(seq 1 "$w"); do map="$map,$i@$((i % ncpu))"; done
+		map=$(lc_map "$w")
 		lcores_reps "$map" "$n RX + $ntx TX lcores" || return 1
 		lcores_emit "${n}rx-${ntx}tx-on${ncpu}cpus" "$w"
 		tot=$(cut -d' ' -f1 "$TMP/lc.vals" | median)
 		for i in $(seq 1 "$n"); do
 			emit lcores_per_rx_lcore "${n}rx-${ntx}tx-on${ncpu}cpus-rx$i" \
-				"$(cut -d' ' -f$((i + 4)) "$TMP/lc.vals" | median)" Mpps null null
+				"$(cut -d' ' -f$((i + 5)) "$TMP/lc.vals" | median)" Mpps null null
 		done
 		# the main lcore sleeps (2 ms polls): workers beyond the CPUs share
 		[ "$w" -gt "$ncpu" ] &&
@@ -739,6 +744,67 @@ lcores() {
 			goal "lcores_scaling/${n}rx" "$v" ">= 0.8" "$st"
 		fi
 	done
+	lcores_one_port
+}
+
+# lc_map W: --lcores for the sleeping main lcore and W workers, round robin
+# over the machine's CPUs
+lc_map() {
+	local m="0@0" i
+	for i in $(seq 1 "$1"); do m="$m,$i@$((i % ncpu))"; done
+	echo "$m"
+}
+
+# lc_pcap N: one net_pcap port of N RX queues, each replaying the 1024-flow
+# capture $TMP/lc-1k.pcap for ever (infinite_rx), no tx_pcap (the PMD
+# drops what is sent)
+lc_pcap() {
+	local a=net_pcap0 i
+	for i in $(seq 1 "$1"); do a="$a,rx_pcap=$TMP/lc-1k.pcap"; done
+	echo "--vdev $a,infinite_rx=1"
+}
+
+# The single-port goals (called from lcores, its helpers and figures in
+# scope). One port of 64-byte frames at 10 GbE line rate (14.88 Mpps) with
+# as many lcores as it takes: 1024 flows from net_pcap (one queue a RX
+# lcore), N RX lcores for each N of --rx-lcores, T TX lcores (--tx-queues
+# T: T = --tx-lcores, default 1, at most N); the goal is the best layout's
+# total. Then overload: the most RX lcores of --rx-lcores (2 at least)
+# against one TX lcore, --max-late twice the first layout's p99 (what
+# leaves without overload; 4 slots at least): what RX refuses (drop_late
+# share) and the p99 of what leaves, against 2x the floor.
+lcores_one_port() {
+	local n w ntx c tot best=0 bestc= maxw=0 st most=2 ml p99_1=
+	"$PCAPGEN" -o "$TMP/lc-1k.pcap" --flows 1024 --count 8192 --size 64 2>/dev/null ||
+		{ echo "run.sh: pacer-pcapgen failed (lcores, 1024 flows)" >&2; return 1; }
+	for n in $RX_LCORES; do
+		[ "$n" -gt "$most" ] && most=$n
+		ntx=${TX_LCORES:-1}
+		[ "$ntx" -gt "$n" ] && ntx=$n
+		w=$((n + ntx))
+		[ "$w" -gt "$maxw" ] && maxw=$w
+		c="1port-${n}rx-${ntx}tx-on${ncpu}cpus"
+		LC_VDEVS=$(lc_pcap "$n") LC_TXQ=$ntx LC_EXTRA= \
+			lcores_reps "$(lc_map "$w")" "one port, 1024 flows: $n RX + $ntx TX lcores" || return 1
+		lcores_emit "$c" "$w"
+		tot=$(cut -d' ' -f1 "$TMP/lc.vals" | median)
+		[ -n "$p99_1" ] || p99_1=$(cut -d' ' -f4 "$TMP/lc.vals" | median)
+		awk -v a="$tot" -v b="$best" 'BEGIN {exit !(a > b)}' && { best=$tot; bestc=$c; }
+	done
+	emit lcores_one_port_best "$bestc" "$best" Mpps null null
+	st=$(awk -v v="$best" 'BEGIN {print (v >= 14.88) ? "met" : "missed"}')
+	[ "$st" = missed ] && [ "$maxw" -gt "$ncpu" ] && st=machine-limited
+	goal "lcores_one_port_line_rate ($bestc)" "$best" ">= 14.88 Mpps" "$st"
+
+	# --max-late: twice the p99 of the first layout above (what leaves
+	# without overload), 4 us (four slots) at least
+	ml=$(awk -v p="$p99_1" 'BEGIN {v = int((2 * p + 999) / 1000); print (v < 4) ? 4 : v}')
+	w=$((most + 1))
+	c="1port-${most}rx-1tx-overload-on${ncpu}cpus"
+	LC_VDEVS=$(lc_pcap "$most") LC_TXQ=1 LC_EXTRA="--max-late $ml" \
+		lcores_reps "$(lc_map "$w")" "overload, one port: $most RX + 1 TX lcore, --max-late $ml us" || return 1
+	lcores_emit "$c" "$w"
+	emit lcores_drop_late_share "$c" "$(cut -d' ' -f5 "$TMP/lc.vals" | median)" fraction null null
 	return 0
 }
 

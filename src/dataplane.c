@@ -1391,10 +1391,13 @@ refund_dropped(const struct pcr_txport *tp, const struct pcr_flow *f,
  * than the bound: a TX lcore that cannot keep up, not one catching up
  * after a stall of its CPU (which it does faster than packets arrive). It
  * stays behind, whatever --max-late keeps its lateness to, until it has
- * sent on time (within PCR_BEHIND_QUANTUM) for a second: an RX lcore
+ * sent on time (within a unit, or two slots: what is due leaves by
+ * slots) for a second: an RX lcore
  * that loses its CPU now and then lets the TX lcore catch up meanwhile,
  * and the overload is back when it returns. Published for the RX lcores (--max-late)
- * and the control lcore in PCR_BEHIND_QUANTUM steps (one at least), 0
+ * and the control lcore in units of rs->behind_quantum_tsc (one at
+ * least: under a quarter of --max-late, so while it catches up the RX
+ * lcores refuse nothing that would leave on time), 0
  * while it is not behind, stored only when the step changes (a TX lcore
  * that keeps up stores nothing). @return whether it is behind.
  */
@@ -1403,22 +1406,24 @@ tx_behind(struct pcr_txport *tp, int64_t late, uint64_t now_tsc,
 	  const struct pcr_rates *rs)
 {
 	uint64_t bound = rs->behind_bound_tsc, q = 0;
+	uint64_t unit = rs->behind_quantum_tsc;
 
 	/* behind_since: since when the lateness is past what changes the
 	 * state (up: the bound; down: on time), 0 = it is not */
-	if (tp->behind_on ? late >= (int64_t)PCR_BEHIND_QUANTUM :
+	if (tp->behind_on ? late >= (int64_t)RTE_MAX(unit, 2 * tp->gran_tsc) :
 			    late <= (int64_t)bound)
 		tp->behind_since = 0;
 	else if (tp->behind_since == 0)
 		tp->behind_since = now_tsc;
-	else if (now_tsc - tp->behind_since >
-		 (tp->behind_on ? rs->tsc_hz : bound)) {
+	else if ((int64_t)(now_tsc - tp->behind_since) >
+		 (int64_t)(tp->behind_on ? rs->tsc_hz : bound)) {
+		/* signed: @p now_tsc may be a poll's, read before the clock
+		 * reading of a burst that set behind_since */
 		tp->behind_on = !tp->behind_on;
 		tp->behind_since = 0;
 	}
 	if (tp->behind_on)
-		q = RTE_MAX((uint64_t)late & ~(PCR_BEHIND_QUANTUM - 1),
-			    PCR_BEHIND_QUANTUM);
+		q = RTE_MAX((uint64_t)late & ~(unit - 1), unit);
 	if (likely(q == tp->behind))
 		return tp->behind_on;
 	tp->behind = q;

@@ -69,7 +69,7 @@ static const struct opt_def opt_defs[] = {
 	{ "flow-queue", K_U64, OFF(flow_queue_ms), 0, 60000, "MS",
 	  "most queue one flow may hold, as time at the tightest rate it is under (its flow rate, its class's, the port's; at least 4 frames), as fq's flow_limit bounds a flow; 0 = none (the horizon bounds it) [100]", true },
 	{ "max-late", K_U64, OFF(max_late_us), 0, 10000000, "US",
-	  "while a port's TX lcore sends what is due more than US late (it cannot keep up), refuse at RX what would leave later than that (drop_late); 0 = never: every packet is sent, however late [10000]", true },
+	  "while a port's TX lcore sends what is due more than US late (it cannot keep up), refuse at RX what would leave later than that (drop_late); two slots at least; 0 = never: every packet is sent, however late [10000]", true },
 	{ "tx-queues", K_U64, OFF(tx_queues), 1, PCR_MAX_TXQ, "N",
 	  "TX queues a port sends by, each with its own wheel and served by one TX lcore (the TX lcores take the ports' queues in turn); a flow leaves by one of them, chosen by its hash, so its order holds; the port's and classes' rates hold over all of them [1]", false },
 	{ "mbufs", K_U64, OFF(mbufs), 0, (1ull << 26) - 1, "N",
@@ -718,6 +718,16 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 			"pacer: stage-lead %" PRIu64 " us is shorter than offload-horizon %" PRIu64
 			" us: a packet stamped that close to its time reaches the NIC late (raise stage-lead, or 0 for no staging)\n",
 			c->stage_lead_us, c->offload_horizon_us);
+		return -1;
+	}
+	/* what is due leaves by slots, up to one after its time: a bound
+	 * under two would refuse traffic that leaves on time */
+	if (c->max_late_us != 0 && c->max_late_us * 1000 < 2 * c->slot_ns) {
+		fprintf(ERR_OUT,
+			"pacer: max-late %" PRIu64 " us is under two slots (slot %" PRIu64
+			" ns): what is due leaves up to a slot after its time, so pacer would refuse traffic it sends on time (at least %" PRIu64
+			" us, or 0 for no bound)\n",
+			c->max_late_us, c->slot_ns, (2 * c->slot_ns + 999) / 1000);
 		return -1;
 	}
 	return 0;

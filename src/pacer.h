@@ -322,6 +322,11 @@ struct pcr_rates {
 	/** how late, for how long, a TX lcore must send to be behind:
 	 *  max_late_tsc, or PCR_BEHIND_WARN_US without --max-late */
 	uint64_t behind_bound_tsc;
+	/** the unit tx_behind_tsc is published in: PCR_BEHIND_QUANTUM, or
+	 *  for a bound under 4 of those the power of two at most a quarter
+	 *  of it (one unit, the least a TX lcore that is behind publishes,
+	 *  must stay below the half of --max-late the RX lcores refuse at) */
+	uint64_t behind_quantum_tsc;
 	/* the shared policies' calendars (lib/policy/pcr_cal.h), one per
 	 * finite rate, published with the rates they are sized for: a set
 	 * keeps the previous set's calendar where it still suits the rate
@@ -452,7 +457,7 @@ struct pcr_port {
 	struct pcr_rates *rates; /**< RCU: __atomic_load_n(ACQUIRE) */
 	/** how late its TX lcore sends what is due (its last burst's first
 	 *  packet) while it is behind (dataplane.c, tx_behind()), in TSC
-	 *  cycles rounded down to PCR_BEHIND_QUANTUM; 0 otherwise. Written by
+	 *  cycles rounded down to pcr_rates.behind_quantum_tsc; 0 otherwise. Written by
 	 *  the TX lcore only when that changes (its own line, read by the RX
 	 *  lcores each burst and by the control lcore); a word a TX queue */
 	uint64_t tx_behind_tsc[PCR_MAX_TXQ] __rte_cache_aligned;
@@ -463,8 +468,9 @@ struct pcr_port {
 #define PCR_TXQ_FOREACH(pt, q, tp) \
 	for ((q) = 0; (q) < (pt)->n_txq && ((tp) = (pt)->txq[(q)], 1); (q)++)
 
-/** tx_behind_tsc's unit, TSC cycles (2^16: 25 us at 2.6 GHz): lateness
- *  below it reads 0, so a TX lcore that keeps up never writes the line. */
+/** tx_behind_tsc's largest unit, TSC cycles (2^16: 25 us at 2.6 GHz):
+ *  lateness below it reads 0, so a TX lcore that keeps up never writes
+ *  the line (a --max-late under 4 units takes a smaller one). */
 #define PCR_BEHIND_QUANTUM (UINT64_C(1) << 16)
 /** --max-late default, us: the most a packet may leave after its time
  *  while the TX side cannot keep up (issue 20); 0 turns it off. */
