@@ -36,7 +36,10 @@
 #               else as pacer assigns) (default 1; give "1 2 4 8" on a
 #               machine with the cores): total and per-RX-lcore Mpps, each
 #               side's cycles a packet, the departure error p99 against the
-#               CPU's floor, and the machine's CPUs (issue 20's goals).
+#               CPU's floor, and the machine's CPUs (issue 20's goals);
+#               then one net_pcap port of 1024 flows for each N (goal: the
+#               best layout >= 14.88 Mpps) and an overload case (the most
+#               RX lcores against one TX lcore, --max-late set).
 #   scale       pacer's end-to-end ns per packet, pacing active (as in
 #               throughput), one net_pcap port, 64-byte frames, against
 #               flows (--scale-flows, default 1000 10000 100000 1000000;
