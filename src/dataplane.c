@@ -731,7 +731,9 @@ stage_peers(const struct pcr_lcore *lc, uint16_t p, uint64_t now_tsc,
 		uint64_t t = __atomic_load_n(&o->tsc, __ATOMIC_RELAXED);
 		unsigned int lv = __atomic_load_n(&o->level, __ATOMIC_RELAXED);
 
-		if (vt == UINT64_MAX || now_tsc - t > fresh)
+		/* signed: a peer may have published after this lcore read
+		 * its clock (a newer time, not a stale one) */
+		if (vt == UINT64_MAX || (int64_t)(now_tsc - t) > (int64_t)fresh)
 			continue;
 		if (lv < best || (lv == best && vt < lo)) {
 			best = lv;
