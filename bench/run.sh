@@ -682,19 +682,36 @@ lcores() {
 		emit lcores_total "$c" "$(cut -d' ' -f1 "$TMP/lc.vals" | median)" Mpps null null
 		emit lcores_rx_cycles_per_packet "$c" "$(cut -d' ' -f2 "$TMP/lc.vals" | median)" cycles null null
 		emit lcores_tx_cycles_per_packet "$c" "$(cut -d' ' -f3 "$TMP/lc.vals" | median)" cycles null null
+		emit lcores_line_rtt "$c" "$(median <"$TMP/lc.rtt")" ns null null
 		p99=$(cut -d' ' -f4 "$TMP/lc.vals" | median)
 		emit lcores_departure_p99 "$c" "$p99" ns machine_floor_p99 "$fl99"
 		st=$(awk -v a="$p99" -v f="$fl99" 'BEGIN {print (a <= 2 * f) ? "met" : "missed"}')
 		[ "$st" = missed ] && [ "$nw" -gt "$ncpu" ] && st=machine-limited
 		goal "lcores_p99_vs_floor/$c" "$(awk -v a="$p99" -v f="$fl99" 'BEGIN {printf "%.2f", a / f}')" "<= 2" "$st"
 	}
-	# lcores_reps MAP WHAT: --reps runs of MAP into $TMP/lc.vals
+	# lc_rtt: a cache line's round trip (ns) between the CPUs of the first
+	# two workers (the first TX lcore and the next), where the host put
+	# them: on a VM it can change from run to run (docs/BENCHMARKS.md,
+	# Multi-core: 80 or 360 ns here, and the split layout's Mpps with it)
+	lc_rtt() {
+		local a=$((1 % ncpu)) b=$((2 % ncpu))
+		[ "$ncpu" -ge 2 ] || { echo null; return; }
+		"$JITTER" --cpu "$a" --peer "$b" 2>/dev/null | jq -r '.line_rtt_ns // "null"' ||
+			echo null
+	}
+	# lcores_reps MAP WHAT: --reps runs of MAP into $TMP/lc.vals, the
+	# line round trips before and after each into $TMP/lc.rtt
 	lcores_reps() {
+		local r0 r1
 		: >"$TMP/lc.vals"
+		: >"$TMP/lc.rtt"
 		for r in $(seq 1 "$REPS"); do
+			r0=$(lc_rtt)
 			v=$(lcores_run "$1") || return 1
-			log "lcores: $2 on $ncpu CPUs ($1) rep $r: total Mpps, RX and TX cycles a packet, p99 ns, drop_late share, Mpps per RX lcore: $v"
+			r1=$(lc_rtt)
+			log "lcores: $2 on $ncpu CPUs ($1) rep $r (line round trip $r0 ns before, $r1 after): total Mpps, RX and TX cycles a packet, p99 ns, drop_late share, Mpps per RX lcore: $v"
 			echo "$v" >>"$TMP/lc.vals"
+			printf '%s\n%s\n' "$r0" "$r1" | grep -v null >>"$TMP/lc.rtt"
 		done
 	}
 	lcores_reps "0@0,1@1" "one worker (RX and TX)" || return 1
