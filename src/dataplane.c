@@ -1215,7 +1215,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	struct pcr_lstats *eg_st = &lc->st[q->egress];
 	struct pcr_flowtab *ft = lc->ft;
 	struct pcr_stage_port *sp = &ft->sport[q->egress];
-	uint64_t now_tsc, fq, behind, late_cut = 0, t1;
+	uint64_t now_tsc, fq, behind, late_cut = 0, t1, rx_bytes = 0;
 	unsigned int i, sent;
 	uint16_t n;
 	uint64_t t0 = rte_rdtsc();
@@ -1261,6 +1261,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	}
 	eg_st->flow_cache_hits += flow_lookup_burst(ft, keys, sig, n, pos);
 
+	in_st->rx_packets += n;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t len = rte_pktmbuf_pkt_len(m), bytes;
@@ -1269,8 +1270,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		struct pcr_flow *f;
 		enum stage_block why;
 
-		in_st->rx_packets++;
-		in_st->rx_bytes += len;
+		rx_bytes += len;
 		in_st->classify[info[i].result]++;
 
 		f = pos[i] >= 0 ? &ft->flows[pos[i]] :
@@ -1342,6 +1342,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			rte_pktmbuf_free(m);
 		}
 	}
+	in_st->rx_bytes += rx_bytes;
 	sent = batch_flush(&x, &b);
 	t1 = rte_rdtsc();
 	in_st->rx_cycles += t1 - t0;

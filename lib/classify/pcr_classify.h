@@ -204,18 +204,8 @@ int pcr_classify_parse(const struct rte_mbuf *m, struct pcr_pkt_info *info);
  * Parse @p n mbufs into @p info[0..n-1], prefetching the next frame's
  * headers while parsing the current one.
  */
-static inline void
-pcr_classify_parse_burst(struct rte_mbuf *const *pkts, uint16_t n,
-			 struct pcr_pkt_info *info)
-{
-	uint16_t i;
-
-	for (i = 0; i < n; i++) {
-		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		pcr_classify_parse(pkts[i], &info[i]);
-	}
-}
+void pcr_classify_parse_burst(struct rte_mbuf *const *pkts, uint16_t n,
+			      struct pcr_pkt_info *info);
 
 /**
  * Hash of a flow key with rte_hash_crc (CRC32-C; SSE4.2 when available).
