@@ -665,7 +665,8 @@ lcores_run() {
 # least). Goals (issue
 # 20): 1 RX + 1 TX lcore >= 1.6x one worker; N RX lcores >= 0.8 x N x one
 # RX lcore; p99 <= 2x the floor. Where the workers outnumber the CPUs a
-# goal says machine-limited: the figure measures the scheduler.
+# goal says machine-limited, met or not: the figure measures the
+# scheduler (the line-rate goal excepted: a rate reached is reached).
 lcores() {
 	local n w ntx map i r v tot ncpu fl99 one one_rx=
 	ncpu=$(nproc)
@@ -686,7 +687,7 @@ lcores() {
 		p99=$(cut -d' ' -f4 "$TMP/lc.vals" | median)
 		emit lcores_departure_p99 "$c" "$p99" ns machine_floor_p99 "$fl99"
 		st=$(awk -v a="$p99" -v f="$fl99" 'BEGIN {print (a <= 2 * f) ? "met" : "missed"}')
-		[ "$st" = missed ] && [ "$nw" -gt "$ncpu" ] && st=machine-limited
+		[ "$nw" -gt "$ncpu" ] && st=machine-limited # not judged: shared CPUs
 		goal "lcores_p99_vs_floor/$c" "$(awk -v a="$p99" -v f="$fl99" 'BEGIN {printf "%.2f", a / f}')" "<= 2" "$st"
 	}
 	# lc_rtt: a cache line's round trip (ns) between the CPUs of the first
@@ -754,13 +755,13 @@ lcores() {
 			v=$(awk -v a="$tot" -v b="$one" 'BEGIN {printf "%.3f", a / b}')
 			emit lcores_ratio 1rx-1tx_vs_one_worker "$v" x one-worker 1
 			st=$(awk -v r="$v" 'BEGIN {print (r >= 1.6) ? "met" : "missed"}')
-			[ "$st" = missed ] && [ "$w" -gt "$ncpu" ] && st=machine-limited
+			[ "$w" -gt "$ncpu" ] && st=machine-limited
 			goal "lcores_split_vs_one_worker" "$v" ">= 1.6" "$st"
 		elif [ -n "$one_rx" ]; then
 			v=$(awk -v a="$tot" -v b="$one_rx" -v n="$n" 'BEGIN {printf "%.3f", a / (n * b)}')
 			emit lcores_ratio "${n}rx_vs_${n}x_1rx" "$v" x "1rx-${ntx}tx" 1
 			st=$(awk -v r="$v" 'BEGIN {print (r >= 0.8) ? "met" : "missed"}')
-			[ "$st" = missed ] && [ "$w" -gt "$ncpu" ] && st=machine-limited
+			[ "$w" -gt "$ncpu" ] && st=machine-limited
 			goal "lcores_scaling/${n}rx" "$v" ">= 0.8" "$st"
 		fi
 	done
