@@ -95,8 +95,9 @@ floor_quantile(const uint64_t *g, size_t n, double total, double tail)
 	return 0;
 }
 
-/* --peer: the line the two threads take turns on, and its rounds */
-static volatile uint64_t pp_line[8] __attribute__((aligned(64)));
+/* --peer: the word, alone on its line, the two threads take turns on,
+ * and its rounds */
+static volatile uint64_t pp_word __attribute__((aligned(64)));
 #define PP_ROUNDS 1000000u
 
 static int
@@ -117,9 +118,9 @@ pp_peer(void *arg)
 	if (pin((long)(intptr_t)arg) != 0)
 		return (void *)(intptr_t)errno;
 	for (i = 1; i <= PP_ROUNDS; i++) {
-		while (pp_line[0] != 2 * i - 1)
+		while (pp_word != 2 * i - 1)
 			_mm_pause();
-		pp_line[0] = 2 * i;
+		pp_word = 2 * i;
 	}
 	return NULL;
 }
@@ -135,14 +136,14 @@ line_rtt(long cpu, long peer)
 	uint64_t i;
 	int rc;
 
-	pp_line[0] = 0;
+	pp_word = 0;
 	rc = pthread_create(&t, NULL, pp_peer, (void *)(intptr_t)peer);
 	if (rc != 0)
 		fail(1, "pthread_create: %s", strerror(rc));
 	r0 = raw_now();
 	for (i = 1; i <= PP_ROUNDS; i++) {
-		pp_line[0] = 2 * i - 1;
-		while (pp_line[0] != 2 * i)
+		pp_word = 2 * i - 1;
+		while (pp_word != 2 * i)
 			_mm_pause();
 	}
 	r1 = raw_now();

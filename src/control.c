@@ -70,10 +70,9 @@ pcr_rates_build(const struct pcr_config *c, uint16_t p, struct pcr_rates *r)
 	r->behind_bound_tsc = pcr_clock_ns_to_cycles(
 		(c->max_late_us != 0 ? c->max_late_us : PCR_BEHIND_WARN_US) *
 		1000u);
-	r->behind_quantum_tsc = PCR_BEHIND_QUANTUM;
-	while (r->behind_quantum_tsc > 1 &&
-	       r->behind_quantum_tsc * 4 > r->behind_bound_tsc)
-		r->behind_quantum_tsc >>= 1;
+	/* the power of two at most a quarter of the bound (1 at least) */
+	r->behind_quantum_tsc = rte_align64prevpow2(r->behind_bound_tsc / 4 | 1);
+	r->behind_quantum_tsc = RTE_MIN(r->behind_quantum_tsc, PCR_BEHIND_QUANTUM);
 	r->horizon_tsc = pcr_clock_ns_to_cycles(c->horizon_ms * 1000000u);
 	r->horizon_cap = c->horizon_policy != PCR_WHEEL_HORIZON_DROP;
 	if (pcr_rate_init(&r->agg, agg, burst, hz) != 0)

@@ -1217,6 +1217,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	struct pcr_stage_port *sp = &ft->sport[q->egress];
 	uint64_t now_tsc, fq, behind, late_cut = 0, t1, rx_bytes = 0;
 	unsigned int i, sent;
+	bool cache_on;
 	uint16_t n;
 	uint64_t t0 = rte_rdtsc();
 
@@ -1247,6 +1248,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		late_cut = now_tsc + behind - x.rs->max_late_tsc / 2;
 
 	pcr_classify_parse_burst(pkts, n, info);
+	cache_on = ft->cache_off == 0;
 	for (i = 0; i < n; i++) {
 		/* a flow is a 5-tuple arriving on one port: the same 5-tuple
 		 * on the peer port is another flow, staged for the other
@@ -1255,7 +1257,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		info[i].key.rsvd = q->port;
 		keys[i] = &info[i].key;
 		sig[i] = flow_hash(&info[i].key);
-		if (likely(ft->cache_off == 0))
+		if (likely(cache_on))
 			rte_prefetch0(&ft->cache[sig[i] &
 						 (PCR_FLOW_CACHE - 1)]);
 	}
