@@ -1052,10 +1052,16 @@ fct_cleanup() { [ -n "$FCT_NS" ] && ip netns del "$FCT_NS" 2>/dev/null; FCT_NS=;
 # $TMP/fct.pcap, its statistics in $TMP/fct.json, the sender's in
 # $TMP/fct.send.json.
 fct_pacer() {
-	local order=$1 qp=$2 sargs=$3 pid lc=(-l 0,1)
+	local order=$1 qp=$2 sargs=$3 pid spid lc=(-l 0,1)
 	printf '[class default]\norder = %s\n' "$order" >"$TMP/fct.cfg"
 	[ "$qp" = 2 ] && lc=(--lcores "0@0,1@1,2@0,3@1")
-	rm -f "$TMP/fct.json" "$TMP/fct.pcap"
+	rm -f "$TMP/fct.json" "$TMP/fct.pcap" "$TMP/fct.go"
+	# the sender first, waiting for fct.go (txn_send.py --go): its
+	# interpreter's start does not count into pacer's --exit-on-idle
+	# shellcheck disable=SC2086 # $sargs: an argument list
+	ip netns exec "$FCT_NS" python3 tests/pacer/txn_send.py pcrfx0 $sargs \
+		--go "$TMP/fct.go" --out "$TMP/fct.send.json" &
+	spid=$!
 	ip netns exec "$FCT_NS" "$PACER" "${lc[@]}" $EAL_MEM $(eal_mem 1024) --no-pci \
 		--file-prefix="$(prefix)" --vdev "net_af_packet0,iface=pcrfx1,qpairs=$qp,framecnt=4096" \
 		--vdev "net_pcap1,rx_pcap=$TMP/fct.empty.pcap,tx_pcap=$TMP/fct.pcap" -- \
@@ -1063,9 +1069,8 @@ fct_pacer() {
 		--exit-on-idle 1000 --stats-json "$TMP/fct.json" >"$TMP/fct.out" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do grep -q "pacer: lcore" "$TMP/fct.out" && break; sleep 0.1; done
-	# shellcheck disable=SC2086 # $sargs: an argument list
-	ip netns exec "$FCT_NS" python3 tests/pacer/txn_send.py pcrfx0 $sargs \
-		--out "$TMP/fct.send.json" || { kill "$pid"; wait "$pid"; return 1; }
+	touch "$TMP/fct.go"
+	wait "$spid" || { kill "$pid"; wait "$pid"; return 1; }
 	wait "$pid" || { tail -5 "$TMP/fct.out" >&2; return 1; }
 }
 fct_one() { # N ORDER QP OUT.json: 20 rounds of N transactions of 40 frames

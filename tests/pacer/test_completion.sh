@@ -71,6 +71,13 @@ run_ns() {
     # QP=2: two RX queues (the kernel spreads the flows by hash), each on
     # an RX lcore of its own, and a TX lcore: oversubscribed on 2 vCPUs
     [ "${QP:-1}" = 2 ] && ealv=("--lcores=0@0,1@1,2@0,3@1" "${ealv[@]:2}")
+    # the sender first, waiting for $name.go (txn_send.py --go): its
+    # interpreter's start is not counted into pacer's --exit-on-idle
+    rm -f "$tmp/$name.go"
+    # shellcheck disable=SC2086 # $sargs: an argument list
+    ip netns exec "$ns" python3 "$sender" pcrcx0 $sargs --go "$tmp/$name.go" \
+        --out "$tmp/$name.send.json" &
+    send_pid=$!
     ip netns exec "$ns" "$pacer" "${ealv[@]}" -- --flow-queue 0 \
         --config "$tmp/$name.cfg" --rate 50mbit --mbufs 16384 --max-flows 256 \
         --exit-on-idle 500 --stats-json "$tmp/$name.json" "$@" \
@@ -79,11 +86,12 @@ run_ns() {
     if ! wait_started "$tmp/$name.out" "$pid"; then
         wait "$pid" || rc=$?
         note "$name: pacer did not start (exit $rc): $(cat "$tmp/$name.err")"
+        kill "$send_pid" 2>/dev/null || true
+        wait "$send_pid" 2>/dev/null || true
+        send_pid=
         return 1
     fi
-    # shellcheck disable=SC2086 # $sargs: an argument list
-    ip netns exec "$ns" python3 "$sender" pcrcx0 $sargs --out "$tmp/$name.send.json" &
-    send_pid=$!
+    touch "$tmp/$name.go"
     wait "$send_pid" || note "$name: the sender failed"
     send_pid=
     wait "$pid" || rc=$?
