@@ -8,8 +8,10 @@
 # policy charged for dropped packets runs ahead of the horizon, and every
 # later packet is dropped too (measured before the fix: 626 frames sent
 # in 4 s, then nothing). Judged on the output: 10 mbit/s within 1 % over
-# the run (after the first horizon, which fills at once), the excess
-# counted under "horizon", conservation, no mbuf lost.
+# the run by ls_rate (lib.sh: the frames it leaves out bounded by pacer's
+# late count, its staging's measured stalls closed; first to last, with a
+# CPU hog on each vCPU, read 8.6 mbit/s, the stalls counted against the
+# rate), the excess counted under "horizon", conservation, no mbuf lost.
 #
 # --flow-queue 0: the subject is the horizon. With the default (100 ms a
 # flow at 10 mbit/s: 125 frames) a flow may also meet its own bound
@@ -30,7 +32,5 @@ conserved "$tmp/o.json"
 expect "$tmp/o.json" 'd["ports"][0]["drop_horizon"] > 100 * d["ports"][0]["tx_packets"]' \
     'd["ports"][0]["dropped_total"] == d["ports"][0]["drop_horizon"]' \
     'd["ports"][0]["tx_packets"] > 2000'
-# skip the first horizon's worth (200 ms at 10 mbit/s: 250 frames)
-"$stat" --json --skip 250 --time-scale "$(pcap_scale "$tmp/o.json")" "$tmp/out.pcap" >"$tmp/s.json"
-expect "$tmp/s.json" 'abs(d["rate_bps"] - 10e6) <= 0.01 * 10e6'
-python3 -c "import json; d=json.load(open('$tmp/o.json'))['ports'][0]; s=json.load(open('$tmp/s.json')); print('ok: %d sent at %.0f bit/s, %d dropped beyond the horizon' % (d['tx_packets'], s['rate_bps'], d['drop_horizon']))"
+ls_check "overload" "$tmp/out.pcap" "" "$tmp/o.json" 0 10e6 0.01
+python3 -c "import json; d=json.load(open('$tmp/o.json'))['ports'][0]; print('ok: %d sent at $ls_bps bit/s ($ls_out of $ls_n left out, allowed $ls_allowed), %d dropped beyond the horizon' % (d['tx_packets'], d['drop_horizon']))"
