@@ -284,6 +284,12 @@ print("%.1f %d %d %.0f" % (8e9 / slope, len(xs) - len(keep), len(xs), closed))
 PY
 }
 
+# stage_stall_ns STATS.json PORT: the time PORT's staging went unserved
+# beyond its lead (pacer's measure; 0 where STATS has none)
+stage_stall_ns() {
+    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ports"][int(sys.argv[2])].get("stage_stall_ns", 0))' "$1" "$2"
+}
+
 # ls_check WHAT FILE.pcap SCALE STATS.json PORT WANT FRACTION [EXTRA]: the
 # rate of FILE by ls_rate (times SCALE since the first frame; empty: the
 # net_pcap scale from STATS, see pcap_scale) within FRACTION of WANT
@@ -307,7 +313,7 @@ PY
 ls_check() {
     local what=$1 r
     local stall
-    stall=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ports"][int(sys.argv[2])].get("stage_stall_ns", 0))' "$4" "$5")
+    stall=$(stage_stall_ns "$4" "$5")
     r=$(ls_rate "$2" "${3:-$(pcap_scale "$4")}" "$stall" "${2%.pcap}.closed.pcap") ||
         fail "$what: ls_rate $2 failed"
     read -r ls_bps ls_out ls_n ls_closed <<<"$r"

@@ -68,7 +68,7 @@ expect "$tmp/s.json" 'd["ports"][0]["rate_bps"] == 5000000' \
     'd["ports"][0]["dropped_total"] == d["ports"][0]["drop_horizon"]' \
     '2 * 1514 <= d["ports"][0]["bucket_bytes"] < 4 * 1514'
 scale=$(pcap_scale "$tmp/s.json")
-stall=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ports"][0].get("stage_stall_ns", 0))' "$tmp/s.json")
+stall=$(stage_stall_ns "$tmp/s.json" 0)
 python3 - "$top/tests/tools" "$tmp/out.pcap" "$scale" "$tmp" "$stall" <<'PY' || fail "see above"
 import sys
 sys.path.insert(0, sys.argv[1])
