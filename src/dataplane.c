@@ -12,6 +12,7 @@
 
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
@@ -1826,6 +1827,7 @@ pcr_worker_main(void *arg)
 	unsigned int i;
 	bool tx_done = !(lc->roles & PCR_ROLE_TX);
 
+	__atomic_store_n(&lc->tid, rte_gettid(), __ATOMIC_RELEASE);
 	rte_rcu_qsbr_thread_register(dp->qsbr, lc->lcore_id);
 	rte_rcu_qsbr_thread_online(dp->qsbr, lc->lcore_id);
 	/*

@@ -637,6 +637,9 @@ struct pcr_lcore {
 	bool running;
 	bool rx_stopped;
 	bool tx_done;
+	/** its thread's id (from its start; 0 before), for the kernel's
+	 *  accounting of it (run_delay_ns) */
+	int tid;
 } __rte_cache_aligned;
 _Static_assert(PCR_MAX_RXQ <= 32, "pcr_lcore.rx_busy has a bit per RX queue");
 
@@ -808,6 +811,10 @@ struct pcr_lcore_snap {
 	unsigned int roles;      /**< enum pcr_role bits */
 	uint64_t rx_packets;     /**< polled from its RX queues, all ports */
 	uint64_t tx_packets;     /**< sent for the egress ports it drains */
+	/** ns its thread was ready to run and waited for a CPU (the
+	 *  kernel's run delay, /proc schedstat); UINT64_MAX if unknown */
+	uint64_t run_delay_ns;
+	int tid;                 /**< its thread (0: not started) */
 };
 
 struct pcr_snapshot {
