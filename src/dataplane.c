@@ -1841,9 +1841,18 @@ pcr_worker_main(void *arg)
 	for (i = 0; i < lc->n_tx; i++)
 		tx_port_poll(lc->tx[i], rte_rdtsc());
 	__atomic_store_n(&lc->running, true, __ATOMIC_RELEASE);
+	lc->pass_tsc = rte_rdtsc();
 	for (;;) {
 		uint32_t st = __atomic_load_n(&dp->state, __ATOMIC_ACQUIRE);
-		uint64_t now;
+		uint64_t now = rte_rdtsc();
+
+		/* the last pass: a stall if it took longer than a pass can
+		 * (a snapshot's pause included: it is time lost too) */
+		if (unlikely(now - lc->pass_tsc > dp->stall_tsc)) {
+			lc->stalls++;
+			lc->stall_tsc += now - lc->pass_tsc;
+		}
+		lc->pass_tsc = now;
 
 		/* between bursts: nothing published is held across here */
 		rte_rcu_qsbr_quiescent(dp->qsbr, lc->lcore_id);

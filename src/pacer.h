@@ -47,6 +47,12 @@
 #define PCR_RX_BURST 32
 #define PCR_TX_BURST 32
 /* bursts one TX pass may send per port while they come out full */
+/* A worker's loop pass longer than this is a stall (pcr_lcore.stall_tsc):
+ * normal passes take tens of microseconds, a full burst at a slow PMD a few
+ * hundred; longer, the lcore was kept from its CPU (preempted, throttled,
+ * interrupts) or stuck in a PMD's system call */
+#define PCR_STALL_US 1000
+
 #ifndef PCR_TX_CATCHUP
 #define PCR_TX_CATCHUP 8
 #endif
@@ -640,6 +646,11 @@ struct pcr_lcore {
 	/** its thread's id (from its start; 0 before), for the kernel's
 	 *  accounting of it (run_delay_ns) */
 	int tid;
+	/* its loop's stalls (passes longer than PCR_STALL_US): how many and
+	 * their TSC cycles in all; written by it, read by snapshots */
+	uint64_t pass_tsc;       /**< when its current pass started */
+	uint64_t stalls;
+	uint64_t stall_tsc;
 } __rte_cache_aligned;
 _Static_assert(PCR_MAX_RXQ <= 32, "pcr_lcore.rx_busy has a bit per RX queue");
 
@@ -668,6 +679,7 @@ struct pcr_dp {
 	uint64_t epoch_tsc;        /**< pcr_fine() time 0 */
 	uint64_t flow_idle_ms;     /**< --flow-idle */
 	uint64_t stage_lead_tsc; /**< --stage-lead in TSC cycles, 0 = off */
+	uint64_t stall_tsc;      /**< PCR_STALL_US in TSC cycles */
 	uint64_t guard_tsc;      /**< --order-guard in TSC cycles, 0 = off */
 	uint32_t txn_idle_coarse; /**< PCR_TXN_IDLE_US, pcr_coarse() units */
 	uint8_t guard_frames;    /**< --order-guard-frames */
@@ -815,6 +827,8 @@ struct pcr_lcore_snap {
 	 *  kernel's run delay, /proc schedstat); UINT64_MAX if unknown */
 	uint64_t run_delay_ns;
 	int tid;                 /**< its thread (0: not started) */
+	uint64_t stalls;         /**< loop passes longer than PCR_STALL_US */
+	uint64_t stall_tsc;      /**< their TSC cycles */
 };
 
 struct pcr_snapshot {

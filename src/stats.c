@@ -123,6 +123,8 @@ collect(struct pcr_snapshot *s)
 		ls_out->lcore_id = lc->lcore_id;
 		ls_out->roles = lc->roles;
 		ls_out->tid = __atomic_load_n(&lc->tid, __ATOMIC_ACQUIRE);
+		ls_out->stalls = lc->stalls;
+		ls_out->stall_tsc = lc->stall_tsc;
 		for (c = 0; c < lc->n_tx; c++)
 			ls_out->tx_packets += lc->tx[c]->tx_packets;
 		for (p = 0; p < pcr_app.n_ports; p++) {
@@ -678,9 +680,11 @@ pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
 			l->roles == PCR_ROLE_TX ? "tx" : "none",
 			l->rx_packets, l->tx_packets);
 		if (l->run_delay_ns == UINT64_MAX)
-			fprintf(f, "null}");
+			fprintf(f, "null");
 		else
-			fprintf(f, "%" PRIu64 "}", l->run_delay_ns);
+			fprintf(f, "%" PRIu64, l->run_delay_ns);
+		fprintf(f, ",\"stalls\":%" PRIu64 ",\"stall_ns\":%.0f}",
+			l->stalls, ns_of(l->stall_tsc));
 	}
 	fprintf(f, "],");
 	json_flows(f);

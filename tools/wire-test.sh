@@ -60,10 +60,17 @@
 #
 # pacer's worker busy-polls one CPU, which other processes or the
 # hypervisor take away now and then: each pacer run measures how long the
-# worker waited for it (schedstat run delay and steal, cpu_lost), the lost
-# fraction F of the run. A check that lost CPU time can move judges with
-# an allowance derived from F, and its line says how much it allowed: a
-# rate or gap tolerance widens by F (check_within: lost time delays
+# worker waited for it (schedstat run delay and steal, cpu_lost), and pacer
+# counts the time its worker was away from its loop (stalls: passes over
+# 1 ms, which also sees a vCPU held by its host, which no steal counter
+# shows here); the larger is the lost fraction F of the run. The senders
+# lose theirs too (host A's vCPU held for ~100 ms, longer than the 50 ms
+# queue): where pacer had nothing to send (starved: from a second capture
+# on pacer's port 0), that share S of a backlogged run's time is allowed
+# as well, so a rate is judged over the time pacer had work. A check
+# that lost CPU time can move judges with an allowance derived from F,
+# and its line says how much it allowed: a rate or gap tolerance widens
+# by F, and by S in backlogged runs (check_within: lost time delays
 # departures, and over a run it can take at most that share of the time
 # away); the p90 burst in 1 ms windows allows, above one frame, the
 # catch-up of the lost time concentrated in a tenth of the windows
@@ -184,6 +191,7 @@ ns_p=pcr-wire-$$-p
 pids=()
 failed=0        # a check failed
 lost_pct=0      # the share of the current run pacer's worker lost (cpu_lost)
+starved_pct=0   # the share of a window pacer had nothing to send (starved)
 
 log() { echo "wire: $*" >&2; }
 die() { echo "FAIL: $*" >&2; exit 1; }
@@ -247,10 +255,15 @@ check() {
 # TOL + F, F the share of the run the worker lost (lost_pct / 100): lost
 # time delays departures, and can take at most that share of a run's time
 # away. The line says what was allowed.
+# Where the run's sender starved pacer (starved_pct, set by the rate checks
+# of a backlogged run), that share is allowed too: a rate is only owed
+# while there is something to send.
 check_within() {
-    local ok allow
-    read -r ok allow < <(py "'%d %.2f' % (0 if abs($1 / $2 - 1) <= $3 + $lost_pct / 100 else 1, $3 * 100 + $lost_pct)")
-    check "$ok" "$4 [allowed $allow %: $(py "'%g' % ($3 * 100)") % + the worker's lost CPU $lost_pct %]"
+    local ok allow starved=""
+    read -r ok allow < <(py "'%d %.2f' % (0 if abs($1 / $2 - 1) <= $3 + ($lost_pct + $starved_pct) / 100 else 1, $3 * 100 + $lost_pct + $starved_pct)")
+    [ "$(py "1 if $starved_pct > 0 else 0")" = 0 ] ||
+        starved=" + the sender's gaps $starved_pct % (an ideal shaper fed the same frames idles that long)"
+    check "$ok" "$4 [allowed $allow %: $(py "'%g' % ($3 * 100)") % + the worker's lost CPU $lost_pct %$starved]"
 }
 
 # burst_allow: bytes above the rate the p90 of 1 ms windows may hold: one
@@ -271,6 +284,7 @@ step() {
     : >"$tmp/step.checks"
     step_failed=0
     lost_pct=0
+    starved_pct=0
     "$2"
     cat "$tmp/step.checks" >&2
     [ "$step_failed" -eq 0 ] || failed=1
@@ -381,7 +395,8 @@ cpu_lost() {
     local w st
     w=$(awk '{ print $2 }' "$mark_task/schedstat" 2>/dev/null || echo "$mark_wait")
     st=$(awk -v c="cpu$worker" '$1 == c { print $9 }' /proc/stat)
-    read -r lost_ms lost_pct < <(py "'%.1f %.2f' % ((($w - $mark_wait) / 1e6 + ($st - $mark_steal) * 1000 / $(getconf CLK_TCK)), (($w - $mark_wait) / 1e6 + ($st - $mark_steal) * 1000 / $(getconf CLK_TCK)) / (($EPOCHREALTIME - $mark_t) * 10))")
+    mark_len=$(py "$EPOCHREALTIME - $mark_t")
+    read -r lost_ms lost_pct < <(py "'%.1f %.2f' % ((($w - $mark_wait) / 1e6 + ($st - $mark_steal) * 1000 / $(getconf CLK_TCK)), (($w - $mark_wait) / 1e6 + ($st - $mark_steal) * 1000 / $(getconf CLK_TCK)) / ($mark_len * 10))")
 }
 
 # pacer_stop: SIGINT, drain, statistics in $tmp/NAME.stats.json
@@ -392,6 +407,39 @@ pacer_stop() {
     reap "$pacer_pid" 15
     [ "$reaped" -eq 0 ] || die "$pacer_name: pacer exited $reaped: $(tail -5 "$tmp/$pacer_name.err")"
     [ -s "$tmp/$pacer_name.stats.json" ] || die "$pacer_name: no statistics"
+    # the worker's own count of the time it was away from its loop
+    # (passes over 1 ms: lcores[].stall_ns), which also sees what the
+    # kernel does not count as run delay or steal: the VM's vCPU held by
+    # its host (measured here: three 90-99 ms gaps on the wire in a 3 s
+    # UDP run, departure error max 98.8 ms, with 2.6 % run delay), and
+    # interrupt work on the worker's CPU. The larger share is the lost one.
+    read -r stall_ms stall_pct < <(py "'%.1f %.2f' % (sum(l['stall_ns'] for l in json.load(open(sys.argv[1]))['lcores']) / 1e6, sum(l['stall_ns'] for l in json.load(open(sys.argv[1]))['lcores']) / 1e7 / ($mark_len))" "$tmp/$pacer_name.stats.json")
+    log "$pacer_name: pacer's worker counted $stall_ms ms of stalls (passes over 1 ms: $stall_pct % of the run)"
+    lost_pct=$(py "max($lost_pct, $stall_pct)")
+}
+
+# gap_excuse FILE.pcap T0 T1: the share (%) of [T0, T1) (CLOCK_REALTIME
+# seconds) that gaps of over 1 ms between frames took, at most the stalls
+# pacer's worker counted in the run (stall_ms): a stall's time is lost to
+# the window it falls in, which a run's average share does not bound
+gap_excuse() {
+    python3 - "$@" "$stall_ms" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+t0, t1, stall = float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+scale = 1 if struct.unpack(e + "I", b[:4])[0] == 0xa1b23c4d else 1000
+off, prev, gaps = 24, None, 0
+lo, hi = int(t0 * 1e9), int(t1 * 1e9)
+while off + 16 <= len(b):
+    s, frac, incl, orig = struct.unpack(e + "IIII", b[off:off + 16])
+    t = s * 10**9 + frac * scale
+    if lo <= t < hi and prev is not None and t - max(prev, lo) > 1e6:
+        gaps += t - max(prev, lo)
+    prev = t
+    off += 16 + incl
+print("%.2f" % (min(gaps / 1e6, stall) / ((t1 - t0) * 1e3) * 100))
+PY
 }
 
 # Capture times by the unslewed clock: capture_start takes a clock pair,
@@ -407,6 +455,20 @@ capture_start() {
     local name=$1 dev=$2 i
     cap_name=$name
     cap_pair=$(clock_pair)
+    in_pid=
+    if [ -n "${3:-}" ]; then
+        # what reaches pacer's port 0 too (NAME.in.pcap): what an ideal
+        # shaper would have had to send (starved)
+        bg in_pid ip netns exec "$ns_p" timeout 120 taskset -c "$host_cpus" \
+            tcpdump -i "$3" -Q in -s 96 -U -n --immediate-mode \
+            --time-stamp-precision=nano -w "$tmp/$name.in.pcap" 2>"$tmp/$name.in.dump.err"
+        for i in $(seq 100); do
+            grep -q "listening on" "$tmp/$name.in.dump.err" && break
+            sleep 0.05
+        done
+        grep -q "listening on" "$tmp/$name.in.dump.err" ||
+            die "tcpdump did not start: $(cat "$tmp/$name.in.dump.err")"
+    fi
     bg dump_pid ip netns exec "$ns_b" timeout 120 taskset -c "$host_cpus" \
         tcpdump -i "$dev" -Q in -s 96 -U -n --immediate-mode \
         --time-stamp-precision=nano -w "$tmp/$name.pcap" 2>"$tmp/$name.dump.err"
@@ -421,6 +483,10 @@ capture_stop() {
     sleep 0.2
     kill -INT "$dump_pid" 2>/dev/null || true
     reap "$dump_pid" 5
+    if [ -n "$in_pid" ]; then
+        kill -INT "$in_pid" 2>/dev/null || true
+        reap "$in_pid" 5
+    fi
     realtime_scale "$cap_pair" "$(clock_pair)" >"$tmp/$cap_name.rtscale"
     local ppm
     ppm=$(py "round((1 / $(cat "$tmp/$cap_name.rtscale") - 1) * 1e6)")
@@ -525,6 +591,74 @@ print(" ".join("%d" % round(v[int(q * (len(v) - 1))]) if v else "0"
 PY
 }
 
+# starved OUT.pcap IN.pcap RATE_BPS [T0 T1]: the share (%) of [T0, T1)
+# (CLOCK_REALTIME seconds; default: OUT's first to last frame) in which
+# pacer had nothing to send: every frame that had reached its port 0
+# (IN.pcap, captured in pacer's namespace) and that it sent (OUT.pcap:
+# those it dropped are not counted) had left, the last one's frame time
+# (at RATE_BPS) after it had passed, and the next had not arrived. A
+# backlogged sender keeps this 0 (under a misconfigured rate more so: the
+# queue only grows); measured here: host A's vCPU held for 95-97 ms four
+# times in a 4 s TCP run (nothing reached pacer; pacer's departure error
+# max 0.46 ms), which took 9.9 % from the on-wire rate. A rate under
+# backlog is owed only while there is something to send: the rate checks
+# of backlogged runs allow this share beside the worker's lost CPU.
+starved() {
+    python3 - "$@" <<'PY'
+import struct, sys
+def frames(path):
+    b = open(path, "rb").read()
+    e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    scale = 1 if struct.unpack(e + "I", b[:4])[0] == 0xa1b23c4d else 1000
+    off, out = 24, []
+    while off + 16 <= len(b):
+        s, frac, incl, orig = struct.unpack(e + "IIII", b[off:off + 16])
+        d = b[off + 16:off + 16 + incl]
+        off += 16 + incl
+        if len(d) < 34 or d[12:14] != b"\x08\x00":
+            continue
+        ihl = (d[14] & 15) * 4
+        # the IP id, addresses and the L4 header's first 8 bytes (ports,
+        # TCP's sequence): one frame, on either side of pacer
+        key = d[18:20] + d[26:34] + d[14 + ihl:14 + ihl + 8]
+        out.append((s * 10**9 + frac * scale, orig, key))
+    return out
+out = frames(sys.argv[1])
+arr = {}
+for t, orig, key in frames(sys.argv[2]):
+    arr.setdefault(key, t)
+bps = float(sys.argv[3])
+if len(sys.argv) > 5:
+    lo, hi = float(sys.argv[4]) * 1e9, float(sys.argv[5]) * 1e9
+else:
+    lo, hi = out[0][0], out[-1][0]
+# arrivals (+1) and departures (-1) of the frames pacer sent, in time
+# order (an arrival first at a tie)
+ev = sorted([(arr[k], 0, 1, 0) for _, _, k in out if k in arr] +
+            [(t, 1, -1, o) for t, o, k in out if k in arr])
+held, idle, free = 0, 0.0, None
+for t, _, d, orig in ev:
+    if d > 0 and held == 0 and free is not None and t > free:
+        idle += max(0.0, min(t, hi) - max(free, lo))
+    held += d
+    if d < 0 and held == 0:
+        free = t + orig * 8e9 / bps
+print("%.2f" % (idle / (hi - lo) * 100))
+PY
+}
+
+# first_frame FILE.pcap: the first frame's time (CLOCK_REALTIME seconds)
+first_frame() {
+    python3 - "$1" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read(40)
+e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+scale = 1 if struct.unpack(e + "I", b[:4])[0] == 0xa1b23c4d else 1000
+s, frac = struct.unpack(e + "II", b[24:32])
+print("%.6f" % (s + frac * scale / 1e9))
+PY
+}
+
 # window_rate FILE.pcap T0 T1: frame bit/s of what arrived in [T0, T1)
 # (CLOCK_REALTIME seconds)
 window_rate() {
@@ -608,7 +742,7 @@ step_tcp1() {
     # the first echo also waits for ARP through pacer; all five must come back
     check $([ "$abn" -eq 5 ] && [ "$ban" -eq 5 ]; echo $?) \
         "ping through pacer: A->B $abn/5 (RTT p50 $ab50 ms, max $abmax), B->A $ban/5 (p50 $ba50 ms, max $bamax)"
-    capture_start pacer wb0
+    capture_start pacer wb0 pa0
     ping_bg pacer_load "$ns_a" 198.18.0.2 "$tcp_s"
     iperf tcp1 198.18.0.2 -t "$tcp_s"
     reap "$ping_pid" 10
@@ -628,6 +762,7 @@ step_tcp1() {
     check $(py "0 if $b1ms90 <= $ba else 1") \
         "one TCP flow through pacer: burst above the rate in 1 ms windows p90 $b1ms90 bytes (p99 $b1ms), 100 us p90 $b100us90 (p99 $b100us) [allowed $ba bytes: one $frame-byte frame + 10 x the worker's lost CPU $lost_pct % of 1 ms at $rate_tc]"
 
+    starved_pct=$(starved "$tmp/pacer.pcap" "$tmp/pacer.in.pcap" "$rate_bps")
     # TCP goodput: iperf3's receiver figure against the payload share of the
     # rate; 3 % (the issue's bound) covers slow start and the last window
     read -r good exp_good < <(py "json.load(open(sys.argv[1]))['end']['sum_received']['bits_per_second'], $rate_bps * $share" "$tmp/tcp1.iperf.json" | tr -d '(),')
@@ -639,6 +774,7 @@ step_tcp1() {
     wire=$(py "json.load(open(sys.argv[1]))['rate_bps']" "$tmp/pacer.pcapstat.json")
     check_within "$wire" "$rate_bps" 0.01 \
         "one TCP flow through pacer: on-wire $(py "'%.3f' % ($wire / 1e6)") mbit/s (frames) against $rate_tc (within 1 %: $(py "'%+.3f' % (($wire / $rate_bps - 1) * 100)") %)"
+    starved_pct=0
     read -r lp50 lpmax lpn < <(rtt "$tmp/pacer_load.ping")
     idle_max=$(py "max($abmax, $bamax)")
     # a packet is never queued beyond the horizon (it is dropped instead), and
@@ -655,16 +791,18 @@ step_udp() {
     log "pacer: --rate $run_rate, UDP offered at ${udp_b} bit/s of payload (2x in frame bits) for $udp_s s"
     pacer_start udp --rate "$run_rate"
     ip netns exec "$ns_b" cat /proc/net/snmp >"$tmp/udp.snmp_b0"
-    capture_start udp wb0
+    capture_start udp wb0 pa0
     iperf udp 198.18.0.2 -u -b "$udp_b" -l "$udp_len" -t "$udp_s"
     capture_stop
     pacer_stop
     stat udp "$rate_bps" udp
+    starved_pct=$(starved "$tmp/udp.pcap" "$tmp/udp.in.pcap" "$rate_bps")
     ip netns exec "$ns_b" cat /proc/net/snmp >"$tmp/udp.snmp_b"
     wire=$(py "json.load(open(sys.argv[1]))['rate_bps']" "$tmp/udp.pcapstat.json")
     # a full queue the whole run: 1 %, first to last frame
     check_within "$wire" "$rate_bps" 0.01 \
         "UDP at 2x through pacer: delivered $(py "'%.3f' % ($wire / 1e6)") mbit/s against $rate_tc (within 1 %: $(py "'%+.3f' % (($wire / $rate_bps - 1) * 100)") %)"
+    starved_pct=0
     python3 - "$tmp/udp.iperf.json" "$tmp/udp.server.json" "$tmp/udp.stats.json" "$tmp/udp.pcapstat.json" "$tmp/udp.snmp_b0" "$tmp/udp.snmp_b" >"$tmp/udp.rec" <<'PY'
 import json, sys
 cl = json.load(open(sys.argv[1]))["end"]["sum"]
@@ -705,8 +843,11 @@ step udp step_udp
 step_tcp4() {
     log "pacer: --rate 60mbit --flow-rate 20mbit, four TCP flows for $tcp_s s"
     pacer_start tcp4 --rate 60mbit --flow-rate 20mbit
+    capture_start tcp4 wb0 pa0
     iperf tcp4 198.18.0.2 -t "$tcp_s" -P 4
+    capture_stop
     pacer_stop
+    starved_pct=$(starved "$tmp/tcp4.pcap" "$tmp/tcp4.in.pcap" "$agg4_bps")
     python3 - "$tmp/tcp4.iperf.json" "$agg4_bps" "$flow4_bps" "$share" >"$tmp/tcp4.rec" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))["end"]
@@ -726,21 +867,37 @@ step tcp4 step_tcp4
 
 # 4. a rate change mid-run: 100 -> 50 mbit through the CLI script
 step_change() {
-    printf 'start\nsleep 2000\nset port 1 rate 50mbit\n' >"$tmp/change.cli"
-    log "pacer: --rate $rate_tc, 'set port 1 rate 50mbit' 2 s into a $change_s s TCP flow"
+    printf 'start\nsleep 3000\nset port 1 rate 50mbit\n' >"$tmp/change.cli"
+    log "pacer: --rate $rate_tc, 'set port 1 rate 50mbit' 3 s after pacer's start, in a $change_s s TCP flow"
     pacer_start change --rate "$rate_tc" --cmdline-file "$tmp/change.cli"
-    capture_start change wb0
+    capture_start change wb0 pa0
     iperf change 198.18.0.2 -t "$change_s"
     capture_stop
     pacer_stop
     t_cmd=$(awk '/pacer> set port 1 rate/ { print $1; exit }' "$tmp/change.out")
     [ -n "$t_cmd" ] || die "change: the set port line was not echoed: $(cat "$tmp/change.out")"
-    before=$(window_rate "$tmp/change.pcap" "$(py "$t_cmd - 1")" "$t_cmd")
+    # the second before the command, from the flow's first frame (plus
+    # 0.1 s: TCP's start) if that is later: the flow starts once pacer,
+    # tcpdump and iperf3 have (1.1 s after pacer's start on a slow
+    # machine, and a window from 1 s before then read 90 mbit/s)
+    t_before=$(py "max($t_cmd - 1, $(first_frame "$tmp/change.pcap") + 0.1)")
+    [ "$(py "1 if $t_cmd - $t_before >= 0.5 else 0")" = 1 ] ||
+        die "change: the TCP flow started $(py "'%.2f' % ($t_cmd - $t_before + 0.1)") s before 'set port' (0.6 s at least)"
+    before=$(window_rate "$tmp/change.pcap" "$t_before" "$t_cmd")
     after=$(window_rate "$tmp/change.pcap" "$(py "$t_cmd + 1")" "$(py "$t_cmd + 2")")
     # lateness of frames into a window is the worker's jitter (tens of us,
-    # now and then ms): 1 s windows, 3 % (TCP's own bound) each
+    # now and then ms): 1 s windows, 3 % (TCP's own bound) each; a stall
+    # of the worker inside a window takes its time from that window
+    # (gap_excuse), whatever the run's average
+    local run_lost=$lost_pct
+    lost_pct=$(py "max($run_lost, $(gap_excuse "$tmp/change.pcap" "$t_before" "$t_cmd"))")
+    starved_pct=$(starved "$tmp/change.pcap" "$tmp/change.in.pcap" "$rate_bps" "$t_before" "$t_cmd")
     check_within "$before" "$rate_bps" 0.03 \
-        "rate change: on-wire $(py "'%.2f' % ($before / 1e6)") mbit/s in the second before 'set port 1 rate 50mbit' (100 mbit, within 3 %)"
+        "rate change: on-wire $(py "'%.2f' % ($before / 1e6)") mbit/s in the $(py "'%.2f' % ($t_cmd - $t_before)") s before 'set port 1 rate 50mbit' (100 mbit, within 3 %)"
+    lost_pct=$(py "max($run_lost, $(gap_excuse "$tmp/change.pcap" "$(py "$t_cmd + 1")" "$(py "$t_cmd + 2")"))")
+    # at the new rate from the start: before the change the real rate was
+    # higher, so this ideal only builds a backlog there (never more lenient)
+    starved_pct=$(starved "$tmp/change.pcap" "$tmp/change.in.pcap" "$low_bps" "$(py "$t_cmd + 1")" "$(py "$t_cmd + 2")")
     check_within "$after" "$low_bps" 0.03 \
         "rate change: on-wire $(py "'%.2f' % ($after / 1e6)") mbit/s from 1 s to 2 s after it (50 mbit, within 3 %): followed within 1 s"
 }

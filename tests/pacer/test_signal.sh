@@ -67,3 +67,32 @@ for mode in drain drop double again; do
         "flow:flows:all:$rate"
     echo "ok: $mode: $(python3 -c "import json; p=json.load(open('$tmp/$mode.json'))['ports'][0]; print('tx', p['tx_packets'], 'shutdown drops', p['drop_shutdown'])")"
 done
+
+# SIGSTOP: the worker's loop is away for as long as the process is stopped,
+# and says so: one stall (a loop pass over 1 ms) at least as long as the
+# stop, in lcores[].stalls and stall_ns (what tools/wire-test.sh allows for
+# a worker held from its CPU, where the kernel counts no run delay or
+# steal); the books balance after it
+prefix="pcr-signal-$$-stop"
+"$pacer" $(eal net_null0 net_null1) -- --rate 1gbit --mbufs 4096 --max-flows 1024 \
+    --stats-json "$tmp/stop.json" >"$tmp/stop.out" 2>"$tmp/stop.err" &
+pid=$!
+for _ in $(seq 100); do
+    grep -q "lcore .*: rx port" "$tmp/stop.out" 2>/dev/null && break
+    sleep 0.05
+done
+sleep 0.2
+kill -STOP "$pid"
+sleep 0.3
+kill -CONT "$pid"
+sleep 0.2
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" -eq 0 ] || fail "stop: pacer exited $rc: $(cat "$tmp/stop.err")"
+conserved "$tmp/stop.json"
+expect "$tmp/stop.json" 'len(d["lcores"]) == 1' \
+    'd["lcores"][0]["stalls"] >= 1' \
+    '3e8 <= d["lcores"][0]["stall_ns"] <= d["duration_ns"]' \
+    'd["lcores"][0]["run_delay_ns"] is not None'
+echo "ok: stop: $(python3 -c "import json; l=json.load(open('$tmp/stop.json'))['lcores'][0]; print('stalls', l['stalls'], 'stall_ns', l['stall_ns'], 'run_delay_ns', l['run_delay_ns'])")"
