@@ -77,10 +77,7 @@ prefix="pcr-signal-$$-stop"
 "$pacer" $(eal net_null0 net_null1) -- --rate 1gbit --mbufs 4096 --max-flows 1024 \
     --stats-json "$tmp/stop.json" >"$tmp/stop.out" 2>"$tmp/stop.err" &
 pid=$!
-for _ in $(seq 100); do
-    grep -q "lcore .*: rx port" "$tmp/stop.out" 2>/dev/null && break
-    sleep 0.05
-done
+wait_started "$tmp/stop.out" "$pid" || fail "stop: pacer did not start: $(cat "$tmp/stop.err")"
 sleep 0.2
 kill -STOP "$pid"
 sleep 0.3
