@@ -7,8 +7,11 @@ STATS.json is pacer --stats-json; WIRE.json is pacer-pcapstat --json of the
 capture of what pacer sent. Rates "achieved" are the wire's, measured from
 the capture's timestamps. With OUT.pcap (that capture), the aggregate and
 every class are also judged over 10 ms windows: the most bytes leaving in
-any 10 ms against rate x 10 ms plus the slack the rule allows (burst, one
-calendar bucket of at most two frames, one frame: docs/design.md).
+any 10 ms against rate x (10 ms + L) plus the slack the rule allows (burst,
+one calendar bucket of at most two frames, one frame: docs/design.md), L
+the port's largest departure error: what was due while pacer was late
+leaves together when it is back (on a virtual machine whose CPU is held
+now and then, milliseconds), as the tests' windows.py allows.
 """
 import json
 import socket
@@ -79,6 +82,7 @@ def main():
         fr = frames(sys.argv[3], st["tsc_hz_eal"] / st["tsc_hz"])
     slack = st["burst"] + st["wire_overhead"] + 3 * (1514 + st["wire_overhead"])
     ok = True
+    worst_late = 0
     for p in st["ports"]:
         rx = sum(q["rx_packets"] for q in st["ports"] if q["peer"] == p["port"])
         drops = {k: v for k, v in p.items() if k.startswith("drop_") and v}
@@ -91,6 +95,8 @@ def main():
         flows = [f for f in st["flows"] if f["egress"] == p["port"]]
         cls_of = {f["key"]: f["class"] for f in flows}
         pfr = [x for x in fr if x[2] in cls_of]
+        late = (p.get("departure_error_ns") or st["departure_error_ns"])["max"]
+        worst_late = max(worst_late, late)
 
         def judged(bps, sel):
             """the 10 ms peak of the frames sel picks, and its verdict"""
@@ -100,7 +106,7 @@ def main():
             pk = peak([x for x in pfr if sel(x)])
             txt = rate(pk * 8e9 / WINDOW_NS)
             if bps:
-                within = pk <= bps / 8 * WINDOW_NS / 1e9 + slack
+                within = pk <= bps / 8 * (WINDOW_NS + late) / 1e9 + slack
                 ok10 &= within
                 txt += " (%s)" % ("ok" if within else "OVER")
             return txt
@@ -142,9 +148,10 @@ def main():
           "mbufs in use at exit: %d" % ("holds" if ok else "BROKEN",
                                         st["mempool_in_use_at_exit"]))
     if fr:
-        print("every rate over 10 ms windows (rate x 10 ms + %d B: burst, "
-              "one bucket, one frame): %s" % (slack, "holds" if ok10
-                                              else "BROKEN"))
+        print("every rate over 10 ms windows (rate x (10 ms + L) + %d B: "
+              "burst, one bucket, one frame; L the largest departure error, "
+              "%.2f ms): %s" % (slack, worst_late / 1e6,
+                                "holds" if ok10 else "BROKEN"))
     return 0 if ok and ok10 and st["mempool_in_use_at_exit"] == 0 else 1
 
 
