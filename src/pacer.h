@@ -46,13 +46,12 @@
 #define PCR_CLASS_NAMELEN 32
 #define PCR_RX_BURST 32
 #define PCR_TX_BURST 32
-/* bursts one TX pass may send per port while they come out full */
 /* A worker's loop pass longer than this is a stall (pcr_lcore.stall_tsc):
  * normal passes take tens of microseconds, a full burst at a slow PMD a few
  * hundred; longer, the lcore was kept from its CPU (preempted, throttled,
  * interrupts) or stuck in a PMD's system call */
 #define PCR_STALL_US 1000
-
+/* bursts one TX pass may send per port while they come out full */
 #ifndef PCR_TX_CATCHUP
 #define PCR_TX_CATCHUP 8
 #endif

@@ -423,21 +423,17 @@ pacer_stop() {
 # pacer's worker counted in the run (stall_ms): a stall's time is lost to
 # the window it falls in, which a run's average share does not bound
 gap_excuse() {
-    python3 - "$@" "$stall_ms" <<'PY'
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-t0, t1, stall = float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-scale = 1 if struct.unpack(e + "I", b[:4])[0] == 0xa1b23c4d else 1000
-off, prev, gaps = 24, None, 0
-lo, hi = int(t0 * 1e9), int(t1 * 1e9)
-while off + 16 <= len(b):
-    s, frac, incl, orig = struct.unpack(e + "IIII", b[off:off + 16])
-    t = s * 10**9 + frac * scale
+    python3 - "$top/tests/pacer" "$@" "$stall_ms" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from windows import read_pcap
+t0, t1, stall = float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+lo, hi = t0 * 1e9, t1 * 1e9
+prev, gaps = None, 0
+for t, _, _ in read_pcap(sys.argv[2]):
     if lo <= t < hi and prev is not None and t - max(prev, lo) > 1e6:
         gaps += t - max(prev, lo)
     prev = t
-    off += 16 + incl
 print("%.2f" % (min(gaps / 1e6, stall) / ((t1 - t0) * 1e3) * 100))
 PY
 }
@@ -604,24 +600,19 @@ PY
 # backlog is owed only while there is something to send: the rate checks
 # of backlogged runs allow this share beside the worker's lost CPU.
 starved() {
-    python3 - "$@" <<'PY'
-import struct, sys
+    python3 - "$top/tests/pacer" "$@" <<'PY'
+import sys
+sys.path.insert(0, sys.argv.pop(1))
+from windows import read_pcap
 def frames(path):
-    b = open(path, "rb").read()
-    e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    scale = 1 if struct.unpack(e + "I", b[:4])[0] == 0xa1b23c4d else 1000
-    off, out = 24, []
-    while off + 16 <= len(b):
-        s, frac, incl, orig = struct.unpack(e + "IIII", b[off:off + 16])
-        d = b[off + 16:off + 16 + incl]
-        off += 16 + incl
+    out = []
+    for t, orig, d in read_pcap(path):
         if len(d) < 34 or d[12:14] != b"\x08\x00":
             continue
         ihl = (d[14] & 15) * 4
         # the IP id, addresses and the L4 header's first 8 bytes (ports,
         # TCP's sequence): one frame, on either side of pacer
-        key = d[18:20] + d[26:34] + d[14 + ihl:14 + ihl + 8]
-        out.append((s * 10**9 + frac * scale, orig, key))
+        out.append((t, orig, d[18:20] + d[26:34] + d[14 + ihl:14 + ihl + 8]))
     return out
 out = frames(sys.argv[1])
 arr = {}
@@ -649,13 +640,11 @@ PY
 
 # first_frame FILE.pcap: the first frame's time (CLOCK_REALTIME seconds)
 first_frame() {
-    python3 - "$1" <<'PY'
-import struct, sys
-b = open(sys.argv[1], "rb").read(40)
-e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-scale = 1 if struct.unpack(e + "I", b[:4])[0] == 0xa1b23c4d else 1000
-s, frac = struct.unpack(e + "II", b[24:32])
-print("%.6f" % (s + frac * scale / 1e9))
+    python3 - "$top/tests/pacer" "$1" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from windows import read_pcap
+print("%.6f" % (read_pcap(sys.argv[2])[0][0] / 1e9))
 PY
 }
 
