@@ -334,11 +334,11 @@ behind_watch(struct pcr_app *a, uint64_t now)
 				PCR_LOG(WARNING,
 					"port %u: the TX lcore cannot keep up: it sends what is due %.1f ms late, more than --max-late %" PRIu64
 					" us; refusing at RX what would leave later (drop_late)",
-					p, pcr_clock_cycles_to_ns(b) / 1e6, max_late);
+					p, pcr_stats_ns(b) / 1e6, max_late);
 			else
 				PCR_LOG(WARNING,
 					"port %u: the TX lcore cannot keep up: it sends what is due %.1f ms late (--max-late 0: nothing is refused, packets leave that late)",
-					p, pcr_clock_cycles_to_ns(b) / 1e6);
+					p, pcr_stats_ns(b) / 1e6);
 			continue;
 		}
 		w[p].worst = RTE_MAX(w[p].worst, b);
@@ -349,7 +349,7 @@ behind_watch(struct pcr_app *a, uint64_t now)
 			"port %u: the TX lcore keeps up again (behind for %.1f s, the last second of it on time; at worst %.1f ms late); %" PRIu64
 			" packets dropped for it meanwhile (drop_late)",
 			p, (double)(now - w[p].since) / (double)a->tsc_hz,
-			pcr_clock_cycles_to_ns(w[p].worst) / 1e6,
+			pcr_stats_ns(w[p].worst) / 1e6,
 			drop_late_total(a, p) - w[p].drop0);
 	}
 }

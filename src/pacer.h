@@ -865,6 +865,9 @@ pcr_counter_value(const struct pcr_counter *c, const struct pcr_port_snap *ps)
 /** Take a consistent snapshot (workers paused between bursts) or, with
  *  the workers stopped, a final one. */
 void pcr_stats_snapshot(struct pcr_snapshot *s);
+/** @p cycles in ns at the TSC rate pacer started with: how every reported
+ *  duration is converted, so a total reads the same at every read. */
+uint64_t pcr_stats_ns(uint64_t cycles);
 /** The conservation check: -1 and a message per port that fails. */
 int pcr_stats_check(const struct pcr_snapshot *s, FILE *f);
 void pcr_stats_print_line(const struct pcr_snapshot *s,

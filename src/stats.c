@@ -94,7 +94,7 @@ collect(struct pcr_snapshot *s)
 			ps->tx_cycles += tp->tx_cycles;
 			ps->drop_late += tp->drop_late;
 			ps->tx_behind_ns = RTE_MAX(ps->tx_behind_ns,
-				pcr_clock_cycles_to_ns(__atomic_load_n(
+				pcr_stats_ns(__atomic_load_n(
 					&pcr_app.ports[p].tx_behind_tsc[q],
 					__ATOMIC_RELAXED)));
 			ps->pending += __atomic_load_n(&tp->n_pend,
@@ -152,10 +152,10 @@ collect(struct pcr_snapshot *s)
 			ps->staged_total += ls->staged_total;
 			ps->stage_stalls += ls->stage_stalls;
 			ps->order_guard += ls->order_guard;
-			ps->stage_stall_ns += pcr_clock_cycles_to_ns(
+			ps->stage_stall_ns += pcr_stats_ns(
 				ls->stage_stall_tsc);
 			ps->stage_lead_ns = RTE_MAX(ps->stage_lead_ns,
-				pcr_clock_cycles_to_ns(ls->stage_lead_tsc));
+				pcr_stats_ns(ls->stage_lead_tsc));
 			ps->drop_shutdown += ls->drop_shutdown;
 		}
 	}
@@ -321,10 +321,30 @@ pcr_stats_check(const struct pcr_snapshot *s, FILE *f)
 	return rc;
 }
 
+/*
+ * Every duration pacer reports (counters, gauges, departure-error
+ * quantiles, the stats line) is converted with the TSC rate pacer started
+ * with (pcr_app.tsc_hz), the one its settings were converted to cycles
+ * with, not the clock's live calibration: that one is republished as it
+ * refines (lib/clock), and a total converted with it would read a
+ * nanosecond or so different from one read to the next after nothing
+ * changed (the renderers of test_counters.sh once disagreed by 1 ns). The
+ * two rates differ by parts per million.
+ */
+uint64_t
+pcr_stats_ns(uint64_t cycles)
+{
+	uint64_t hz = pcr_app.tsc_hz != 0 ? pcr_app.tsc_hz : pcr_clock_tsc_hz();
+
+	return (uint64_t)((unsigned __int128)cycles * 1000000000u / hz);
+}
+
 static double
 ns_of(uint64_t cycles)
 {
-	return (double)cycles * 1e9 / (double)pcr_clock_tsc_hz();
+	uint64_t hz = pcr_app.tsc_hz != 0 ? pcr_app.tsc_hz : pcr_clock_tsc_hz();
+
+	return (double)cycles * 1e9 / (double)hz;
 }
 
 void

@@ -68,11 +68,11 @@ port_dict(struct rte_tel_data *d, const struct pcr_port_snap *ps, uint16_t p)
 		rte_tel_data_add_dict_u64(d, pcr_port_counters[i].name,
 					  pcr_counter_value(&pcr_port_counters[i], ps));
 	rte_tel_data_add_dict_u64(d, "departure_error_p50_ns",
-				  pcr_clock_cycles_to_ns(pcr_hist_quantile(&ps->err, 500000)));
+				  pcr_stats_ns(pcr_hist_quantile(&ps->err, 500000)));
 	rte_tel_data_add_dict_u64(d, "departure_error_p99_ns",
-				  pcr_clock_cycles_to_ns(pcr_hist_quantile(&ps->err, 990000)));
+				  pcr_stats_ns(pcr_hist_quantile(&ps->err, 990000)));
 	rte_tel_data_add_dict_u64(d, "departure_error_max_ns",
-				  pcr_clock_cycles_to_ns(ps->err.max));
+				  pcr_stats_ns(ps->err.max));
 }
 
 static struct pcr_snapshot *
