@@ -56,7 +56,14 @@ mount -t hugetlbfs -o pagesize=2M nodev "$mnt" || { echo "SKIP: cannot mount hug
 
 "$gen" -o "$tmp/in.pcap" --flows 1 --count 1000 --size 1000 2>/dev/null
 printf 'sleep 60000\n' >"$tmp/hold.cmd"
+# dumpcap maps pacer's memory at the addresses pacer chose. The EAL asks
+# for them at 4 GiB (its default base); under ASan that range is the
+# shadow gap, the kernel places the 16 GiB reservation just below the
+# libraries instead, and dumpcap's own libraries may sit there ("Cannot
+# get a virtual area at requested address", CI). 32 TiB is free in a
+# plain process and in ASan's high memory alike.
 "$pacer" -l 0,1 --huge-dir "$mnt" --no-pci --file-prefix="$prefix" \
+    --base-virtaddr=0x200000000000 \
     --log-level=lib.eal:warning \
     --vdev "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out0.pcap" \
     --vdev "net_null1,no-rx=1" -- --flow-queue 0 \
