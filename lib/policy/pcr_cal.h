@@ -283,6 +283,12 @@ pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t cost,
 	uint64_t start, room = 0;
 	bool roomy = false;
 	bool from_hint = !pcr_cal_before_(c, hint, abs);
+	/* a search from gone's bucket, the first one any search can start
+	 * at, may move a hint left behind it (an idle level's: every bucket
+	 * before gone's is gone, so full); without this the hint stayed
+	 * behind for good once a level went idle, and every later backlog
+	 * was walked bucket by bucket again */
+	bool move = from_hint || abs == pcr_cal_abs_(c, gone);
 	bool found = false;
 
 	/* every bucket from abs to the hint is full: start at the hint */
@@ -312,7 +318,7 @@ pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t cost,
 	}
 	if (!roomy) /* every bucket to the end is full */
 		room = pcr_cal_abs_(c, end) + 1;
-	if (from_hint && pcr_cal_before_(c, hint, room))
+	if (move && pcr_cal_before_(c, hint, room))
 		__atomic_store_n(&c->hint, room, __ATOMIC_RELAXED);
 	return found;
 }

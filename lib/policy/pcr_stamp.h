@@ -170,6 +170,133 @@ pcr_stamp(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 }
 
 /**
+ * A run of @p k packets of one flow, stamped as @p k calls of
+ * pcr_stamp_lead() one after the other would stamp them (the same
+ * departures, the same charges, the same flow and calendar after),
+ * under at most one shared level: what a call reads again for every
+ * packet (the level's terms, now, the lead and the limit) is read once,
+ * and a packet is its flow's bound, one bucket's load and store (a
+ * compare-and-swap where other lcores place too), and the flow's update.
+ * The run stops at the first packet those calls would not place at once
+ * in the first bucket from the calendar's hint (pcr_cal_place_one_()):
+ * one that would wait, be refused or capped at the limit, or need the
+ * calendar's search (a full bucket, an overdraft), or whose bucket
+ * another lcore changed under it. That packet and the rest are left as
+ * they came, nothing charged, for the caller's pcr_stamp_lead().
+ * @param f      the flow
+ * @param fr     its rate (unlimited: no flow bound)
+ * @param cal    the shared level's calendar (NULL: none)
+ * @param lr     the shared level's rate (finite; unused without @p cal)
+ * @param now, limit, lead  as pcr_stamp_lead()'s
+ * @param bytes  each packet's bytes, as pcr_stamp_lead()'s
+ * @param k      how many
+ * @param dep    out: each placed packet's departure, fine time
+ * @param at     out: the bucket each was charged in (pcr_cal_refund())
+ * @param lcost  out: what each was charged there
+ * @param undo   out: what each charged its flow (pcr_stamp_refund())
+ * @param one_writer  as pcr_stamp_lead()'s
+ * @return how many packets, from the first, were placed.
+ */
+static inline __attribute__((always_inline)) unsigned int
+pcr_stamp_run(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
+	      struct pcr_cal *cal, const struct pcr_rate *lr, uint64_t now,
+	      uint64_t limit, uint64_t lead, const uint32_t *bytes,
+	      unsigned int k, uint64_t *dep, uint64_t *at, uint64_t *lcost,
+	      struct pcr_stamp_undo *undo, bool one_writer)
+{
+	const bool flow_rate = !pcr_rate_unlimited(fr);
+	uint64_t by = limit, credit = 0, gone = 0, hint = 0, width = 0;
+	uint64_t empty = f->empty, last = f->last_dep;
+	int64_t ahead = 0;
+	uint32_t shift = 0;
+	unsigned int i;
+
+	/* pcr_stamp_lead(): a lead ends the search at now + lead, unless that
+	 * passes the limit; past the end the packet waits (or is refused) */
+	if (cal != NULL) {
+		if (lead != 0 && !pcr_fine_after(now + lead, limit))
+			by = now + lead;
+		shift = cal->shift;
+		width = UINT64_C(1) << shift;
+		credit = lr->burst < cal->back ? lr->burst : cal->back;
+		gone = now - credit;
+		hint = __atomic_load_n(&cal->hint, __ATOMIC_RELAXED);
+		/* pcr_cal_place_one_()'s reach: by, the calendar's at most */
+		ahead = (int64_t)(by - now);
+		if (ahead > (int64_t)cal->reach)
+			ahead = (int64_t)cal->reach;
+	}
+	for (i = 0; i < k; i++) {
+		uint64_t lo = now, c = 0, t;
+
+		if (flow_rate) {
+			c = pcr_rate_cost(fr, bytes[i]);
+			lo = pcr_policy_allow(empty, now, c, fr->burst);
+		}
+		if (pcr_fine_after(last, lo))
+			lo = last;
+		if (pcr_fine_after(lo, by))
+			break;
+		t = lo;
+		if (cal != NULL) {
+			/* pcr_cal_place_one_(); a lone writer reads the hint
+			 * once: only it moves the hint, and a placement in
+			 * the hint's bucket does not */
+			uint64_t cost = pcr_rate_cost(lr, bytes[i]);
+			uint64_t abs, start, tag, w, fl, nf;
+			uint64_t from;
+
+			if (!one_writer)
+				hint = __atomic_load_n(&cal->hint,
+						       __ATOMIC_RELAXED);
+			abs = hint;
+			t = pcr_cal_round_(lo);
+			from = (t - credit) >> shift;
+			if ((int64_t)((abs - from) << shift) < 0)
+				abs = from;
+			start = abs << shift;
+			tag = pcr_cal_tag_(cal, abs);
+			w = pcr_cal_load_(cal, abs);
+			fl = w ^ tag;
+			if (fl > PCR_CAL_FILL_MASK)
+				fl = 0;
+			if ((int64_t)(gone - start) > 0) {
+				uint64_t floor = pcr_cal_floor_(cal, start, gone);
+
+				if (fl < floor)
+					fl = floor;
+			}
+			nf = fl + cost;
+			if (nf > width)
+				break;
+			if ((int64_t)(start + fl - t) > 0)
+				t = pcr_cal_round_(start + fl);
+			if ((int64_t)(t - now) > ahead)
+				break;
+			if (one_writer)
+				__atomic_store_n(pcr_cal_slot_(cal, abs),
+						 tag | nf, __ATOMIC_RELAXED);
+			else if (!__atomic_compare_exchange_n(
+					 pcr_cal_slot_(cal, abs), &w, tag | nf,
+					 false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+				break; /* another lcore placed there */
+			at[i] = abs;
+			lcost[i] = cost;
+		}
+		undo[i].prev_last = last;
+		undo[i].fcost = c;
+		last = t;
+		if (c != 0)
+			empty = pcr_policy_after(empty, t, c, fr->burst);
+		dep[i] = t;
+	}
+	f->empty = empty;
+	f->last_dep = last;
+	return i;
+}
+
+/**
  * Give back what pcr_stamp() charged for a packet that is dropped after
  * all: every shared level where it was charged (@p n 0 for a capped one,
  * which charged none), and its flow. Several packets of one flow are

@@ -587,7 +587,9 @@ test_no_holes(void **state)
 	scenario_free(&s);
 }
 
-/* Several threads placing into one class and one aggregate calendar. */
+/* Several threads placing into one class and one aggregate calendar, or
+ * (runs) into the aggregate alone, in runs of 8 packets of one flow
+ * (pcr_stamp_run(), compare-and-swap), what a run leaves one by one. */
 #define MT_THREADS 3
 #define MT_STEPS 200
 #define MT_PER_STEP 24
@@ -597,10 +599,56 @@ struct mt_ctx {
 	pthread_barrier_t *bar;
 	uint64_t t0, step;
 	unsigned int id;
+	bool runs;
 	struct departure dep[MT_STEPS * MT_PER_STEP];
 	unsigned int n;
 	uint64_t cost_cls, cost_agg;
+	unsigned int runs_placed;
 };
+
+static void
+mt_runs(struct mt_ctx *x, uint64_t now)
+{
+	struct scenario *s = x->s;
+	unsigned int i, j, done;
+
+	for (i = 0; i < MT_PER_STEP; i += 8) {
+		struct pcr_stamp_flow f;
+		struct pcr_stamp_undo undo[8];
+		uint64_t dep[8], at[8], cost[8];
+		uint32_t bytes[8];
+
+		pcr_stamp_flow_init(&f, now);
+		for (j = 0; j < 8; j++)
+			/* small frames: a bucket holds dozens, so most
+			 * runs fit where the hint is */
+			bytes[j] = 64 + (x->id * 131 + (i + j) * 71) % 64;
+		done = pcr_stamp_run(&f, &s->cls_flow[0].rate, s->agg.cal,
+				     &s->agg.rate, now, now + s->horizon, 0,
+				     bytes, 8, dep, at, cost, undo, false);
+		for (j = 0; j < 8; j++) {
+			struct pcr_cal_level lv;
+			struct pcr_stamp_undo u;
+			uint64_t d;
+
+			if (j < done) {
+				x->dep[x->n++] = (struct departure){
+					dep[j], bytes[j], 0 };
+				x->cost_agg += cost[j];
+				x->runs_placed++;
+				continue;
+			}
+			pcr_stamp_level(&lv, s->agg.cal, &s->agg.rate,
+					bytes[j]);
+			if (pcr_stamp(&f, &s->cls_flow[0].rate, &lv, 1, now,
+				      now + s->horizon, false, bytes[j], &d,
+				      &u, false) != PCR_STAMP_PLACED)
+				continue;
+			x->dep[x->n++] = (struct departure){ d, bytes[j], 0 };
+			x->cost_agg += lv.cost;
+		}
+	}
+}
 
 static void *
 mt_worker(void *arg)
@@ -614,6 +662,10 @@ mt_worker(void *arg)
 		uint64_t now = x->t0 + (uint64_t)step * x->step;
 
 		pthread_barrier_wait(x->bar);
+		if (x->runs) {
+			mt_runs(x, now);
+			continue;
+		}
 		for (i = 0; i < MT_PER_STEP; i++) {
 			struct pcr_stamp_flow f;
 			struct pcr_cal_level lv[2];
@@ -654,7 +706,7 @@ cal_total(const struct pcr_cal *c, uint64_t *over_width)
 }
 
 static void
-test_threads(void **state)
+threads(bool runs)
 {
 	static struct scenario s;
 	static struct mt_ctx x[MT_THREADS];
@@ -662,9 +714,8 @@ test_threads(void **state)
 	pthread_t th[MT_THREADS];
 	pthread_barrier_t bar;
 	uint64_t cost_cls = 0, cost_agg = 0, over_w, n_all = 0, t0, width;
-	unsigned int i, j;
+	unsigned int i, j, runs_placed = 0;
 
-	(void)state;
 	memset(&s, 0, sizeof(s));
 	s.horizon = fine_of_ns(2000000000ull);
 	/* credit 0 (burst 0): every search starts at a bucket-aligned now,
@@ -680,13 +731,14 @@ test_threads(void **state)
 	assert_int_equal(pthread_barrier_init(&bar, NULL, MT_THREADS), 0);
 	for (i = 0; i < MT_THREADS; i++) {
 		x[i] = (struct mt_ctx){ .s = &s, .bar = &bar, .t0 = t0,
-					.step = width, .id = i };
+					.step = width, .id = i, .runs = runs };
 		assert_int_equal(pthread_create(&th[i], NULL, mt_worker, &x[i]), 0);
 	}
 	for (i = 0; i < MT_THREADS; i++) {
 		pthread_join(th[i], NULL);
 		cost_cls += x[i].cost_cls;
 		cost_agg += x[i].cost_agg;
+		runs_placed += x[i].runs_placed;
 		for (j = 0; j < x[i].n; j++)
 			all[n_all++] = x[i].dep[j];
 	}
@@ -699,9 +751,24 @@ test_threads(void **state)
 	assert_int_equal(over_w, 0);
 	assert_true(window_excess(all, (unsigned int)n_all, -1, s.agg.bps,
 				  s.agg.slack_bytes, NULL) == 0);
-	assert_true(window_excess(all, (unsigned int)n_all, -1, s.cls[0].bps,
-				  s.cls[0].slack_bytes, NULL) == 0);
+	if (!runs)
+		assert_true(window_excess(all, (unsigned int)n_all, -1,
+					  s.cls[0].bps, s.cls[0].slack_bytes,
+					  NULL) == 0);
+	if (runs) {
+		print_message("threads: %u of %" PRIu64 " placed by runs\n",
+			      runs_placed, n_all);
+		assert_true(runs_placed > n_all / 2);
+	}
 	scenario_free(&s);
+}
+
+static void
+test_threads(void **state)
+{
+	(void)state;
+	threads(false);
+	threads(true);
 }
 
 /* Refunds give the room back exactly where it was charged. */
@@ -949,6 +1016,172 @@ test_fast_path_agrees(void **state)
 	pcr_cal_free(b.cal);
 }
 
+/*
+ * The hint follows a backlog built after an idle time: a calendar whose
+ * hint is far behind now (new, or idle since) is filled from now by a
+ * backlog of about 100 buckets; the hint must end at its last bucket,
+ * so the next packet's search starts there instead of walking the
+ * full buckets before it (before the fix the hint stayed at 0 for good
+ * once behind, and pacer's backlogs after any idle time were walked
+ * bucket by bucket). The same again after an idle second.
+ */
+static void
+test_hint_follows(void **state)
+{
+	struct level l;
+	unsigned int round, i;
+
+	(void)state;
+	level_init(&l, 100000000, 1514, fine_of_ns(2000000000ull), true);
+	for (round = 0; round < 2; round++) {
+		uint64_t now = fine_of_ns(1000000000ull * (round + 1)), dep = 0;
+		unsigned int per_bucket = (unsigned int)(l.cal->width /
+					pcr_rate_cost(&l.rate, 1514));
+
+		for (i = 0; i < 100 * per_bucket; i++) {
+			struct pcr_cal_level lv;
+
+			pcr_stamp_level(&lv, l.cal, &l.rate, 1514);
+			assert_true(pcr_cal_place(&lv, 1, now, now,
+						  now + fine_of_ns(1000000000),
+						  &dep, true));
+		}
+		print_message("hint: backlog of %" PRIu64 " buckets, hint at "
+			      "%" PRId64 " of its last\n",
+			      pcr_cal_bucket_of(l.cal, dep) -
+				      pcr_cal_bucket_of(l.cal, now),
+			      (int64_t)(l.cal->hint -
+					pcr_cal_bucket_of(l.cal, dep)));
+		assert_true(pcr_cal_bucket_of(l.cal, dep) -
+				    pcr_cal_bucket_of(l.cal, now) >= 50);
+		assert_true(l.cal->hint + 1 >= pcr_cal_bucket_of(l.cal, dep));
+	}
+	pcr_cal_free(l.cal);
+}
+
+/*
+ * pcr_stamp_run(), a run of one flow's packets stamped with what the
+ * calls share read once, against pcr_stamp_lead() called packet by
+ * packet (one writer), on two copies of the same flow and calendar fed
+ * the same runs: random sizes and run lengths, a flow rate or none, a
+ * shared level or none, a lead or none, limits near and far, time moving
+ * in packet-time steps, idle gaps and laps of the ring. Every packet the
+ * run places must be placed by the call with the same departure, bucket,
+ * cost and undo; where the run stops, that packet goes to the call on
+ * both copies (as pacer's RX loop does); the flows and every bucket must
+ * stay the same. Both the run's path and its stops must occur. Once as
+ * the lone writer (plain stores, pcr_cal_place_one_()), once as if
+ * shared (compare-and-swap; the calls search every time).
+ */
+static void
+stamp_run_agrees(bool one_writer)
+{
+	struct level la, lb, fl;
+	struct pcr_rate none;
+	struct pcr_stamp_flow fa, fb;
+	uint64_t now = fine_of_ns(1000000), reach = fine_of_ns(20000000);
+	unsigned int r, i, j, k, run_placed = 0, stops = 0;
+
+	rng_state = 0x5ca1ab1eull;
+	level_init(&la, 10000000000ull, 3028, reach, true);
+	level_init(&lb, 10000000000ull, 3028, reach, true);
+	level_init(&fl, 5000000000ull, 3028, 0, false);
+	pcr_rate_init(&none, 0, 0, TSC_HZ);
+	pcr_stamp_flow_init(&fa, now);
+	pcr_stamp_flow_init(&fb, now);
+	for (r = 0; r < 40000; r++) {
+		uint32_t bytes[32];
+		uint64_t dep[32], at[32], cost[32];
+		struct pcr_stamp_undo undo[32];
+		const struct pcr_rate *fr = rnd_in(0, 3) == 0 ? &fl.rate : &none;
+		bool shared = rnd_in(0, 7) != 0;
+		uint64_t lead = rnd_in(0, 1) ? fine_of_ns(rnd_in(1, 600000)) : 0;
+		uint64_t limit = now + (rnd_in(0, 7) == 0 ?
+						rnd_in(0, fine_of_ns(300000)) :
+						reach);
+
+		k = (unsigned int)rnd_in(1, 32);
+		for (i = 0; i < k; i++)
+			bytes[i] = (uint32_t)(rnd_in(0, 1) ? 64 :
+						rnd_in(64, FRAME_MAX + 200));
+		for (i = 0; i < k;) {
+			unsigned int done;
+			struct pcr_cal_level lv;
+			struct pcr_stamp_undo u;
+			enum pcr_stamp_result ra, rb;
+			uint64_t da, db;
+
+			done = pcr_stamp_run(&fa, fr, shared ? la.cal : NULL,
+					     &la.rate, now, limit, lead,
+					     bytes + i, k - i, dep, at, cost,
+					     undo, one_writer);
+			for (j = 0; j < done; j++) {
+				pcr_stamp_level(&lv, lb.cal, &lb.rate,
+						bytes[i + j]);
+				rb = pcr_stamp_lead(&fb, fr, &lv, shared, now,
+						    limit, false, lead,
+						    bytes[i + j], &db, &u,
+						    one_writer);
+				assert_int_equal(rb, PCR_STAMP_PLACED);
+				assert_int_equal(dep[j], db);
+				assert_int_equal(undo[j].prev_last,
+						 u.prev_last);
+				assert_int_equal(undo[j].fcost, u.fcost);
+				if (shared) {
+					assert_int_equal(at[j], lv.at);
+					assert_int_equal(cost[j], lv.cost);
+				}
+			}
+			run_placed += done;
+			i += done;
+			if (i == k)
+				break;
+			/* the run stopped: this one goes to the call */
+			stops++;
+			pcr_stamp_level(&lv, la.cal, &la.rate, bytes[i]);
+			ra = pcr_stamp_lead(&fa, fr, &lv, shared, now, limit,
+					    false, lead, bytes[i], &da, &u,
+					    one_writer);
+			pcr_stamp_level(&lv, lb.cal, &lb.rate, bytes[i]);
+			rb = pcr_stamp_lead(&fb, fr, &lv, shared, now, limit,
+					    false, lead, bytes[i], &db, &u,
+					    one_writer);
+			assert_int_equal(ra, rb);
+			if (ra != PCR_STAMP_WAIT && ra != PCR_STAMP_BEYOND)
+				assert_int_equal(da, db);
+			i++;
+		}
+		assert_int_equal(fa.empty, fb.empty);
+		assert_int_equal(fa.last_dep, fb.last_dep);
+		j = (unsigned int)rnd_in(0, 99);
+		now += j < 90 ? rnd_in(0, fine_of_ns(12000)) :
+		       j < 99 ? rnd_in(0, fine_of_ns(2000000)) :
+				rnd_in(0, fine_of_ns(60000000));
+		if (r % 499 == 0)
+			for (j = 0; j <= la.cal->mask; j++)
+				assert_int_equal(la.cal->bucket[j],
+						 lb.cal->bucket[j]);
+	}
+	for (j = 0; j <= la.cal->mask; j++)
+		assert_int_equal(la.cal->bucket[j], lb.cal->bucket[j]);
+	print_message("stamp run (%s): %u placed by runs, %u stops, all as "
+		      "the calls\n", one_writer ? "one writer" : "shared",
+		      run_placed, stops);
+	assert_true(run_placed > 200000 && stops > 1000);
+	pcr_cal_free(la.cal);
+	pcr_cal_free(lb.cal);
+}
+
+static void
+test_stamp_run_agrees(void **state)
+{
+	(void)state;
+	stamp_run_agrees(true);
+	/* compare-and-swap, and pcr_stamp_lead()'s search every time: on one
+	 * thread the same answers */
+	stamp_run_agrees(false);
+}
+
 int
 main(void)
 {
@@ -960,6 +1193,8 @@ main(void)
 		cmocka_unit_test(test_refund_exact),
 		cmocka_unit_test(test_lead),
 		cmocka_unit_test(test_fast_path_agrees),
+		cmocka_unit_test(test_stamp_run_agrees),
+		cmocka_unit_test(test_hint_follows),
 		cmocka_unit_test(test_random_scenarios),
 		cmocka_unit_test(test_threads),
 	};
