@@ -1272,11 +1272,14 @@ rx_flow_run(struct pcr_flowtab *ft, const struct stamp_ctx *x,
 	if (done == 0)
 		return 0;
 	f->last_seen = pcr_coarse(x->now_tsc);
-	for (j = 0, q = 0, e = b->k; j < done; j++, e++) {
+	/* what the run adds to the flow's queue: pcr_q() of each length */
+	q = ((uint64_t)qlen << PCR_Q_PKT_BITS) + k;
+	for (j = done; j < k; j++)
+		q -= pcr_q(rte_pktmbuf_pkt_len(pkts[i + j]));
+	for (j = 0, e = b->k; j < done; j++, e++) {
 		struct rte_mbuf *m = pkts[i + j];
 
 		in_st->classify[info[i + j].result]++;
-		q += pcr_q(rte_pktmbuf_pkt_len(m));
 		*RTE_MBUF_DYNFIELD(m, flow_off, struct pcr_flow **) = f;
 		/* fine -> TSC, rounded up, as stamp_try() */
 		b->dep_tsc[e] = now_tsc + ((dep[j] - now +
@@ -1320,8 +1323,8 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 	struct pcr_flowtab *ft = lc->ft;
 	struct pcr_stage_port *sp = &ft->sport[q->egress];
 	uint64_t now_tsc, fq, behind, late_cut = 0, t1, rx_bytes = 0;
-	int32_t no_run = -1; /* a flow whose run stopped in this burst */
-	unsigned int i, sent;
+	int32_t no_run = -1; /* a flow whose run placed none in this burst */
+	unsigned int i, sent, run_stop = PCR_RX_BURST; /* where one stopped */
 	bool cache_on;
 	uint16_t n;
 	uint64_t t0 = rte_rdtsc();
@@ -1377,18 +1380,22 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		struct pcr_flow *f;
 		enum stage_block why;
 
-		/* a run of one flow's packets, where it can go together */
+		/* a run of one flow's packets, where it can go together; the
+		 * packet a run stopped at goes one by one (a full bucket's
+		 * search, which moves on to the next bucket), then the run
+		 * goes on; a flow whose run placed none goes one by one for
+		 * the rest of the burst */
 		if (i + 1 < n && pos[i + 1] == pos[i] && pos[i] >= 0 &&
-		    pos[i] != no_run && late_cut == 0 &&
+		    pos[i] != no_run && i != run_stop && late_cut == 0 &&
 		    sp->flows == 0) {
 			unsigned int done = rx_flow_run(ft, &x, &b, pkts, info,
 							pos, i, n, ct, in_st,
 							&rx_bytes);
 
-			/* stopped inside the run: the rest one by one */
-			if (i + done < n && pos[i + done] == pos[i])
+			if (done == 0) {
 				no_run = pos[i];
-			if (done != 0) {
+			} else {
+				run_stop = i + done;
 				i += done - 1;
 				continue;
 			}
