@@ -1232,7 +1232,7 @@ rx_flow_run(struct pcr_flowtab *ft, const struct stamp_ctx *x,
 	const struct pcr_rate *lr = &rs->cls[c];
 	struct pcr_cal *cal = rs->cls_cal[c];
 	uint32_t bytes[PCR_RX_BURST];
-	uint64_t dep[PCR_RX_BURST], at[PCR_RX_BURST], cost[PCR_RX_BURST];
+	uint64_t dep[PCR_RX_BURST];
 	const uint64_t now_tsc = x->now_tsc, now = x->now;
 	const int flow_off = x->dp->flow_dynfield;
 	const uint8_t txq = f->txq;
@@ -1266,9 +1266,18 @@ rx_flow_run(struct pcr_flowtab *ft, const struct stamp_ctx *x,
 	     pcr_q_bytes(fq) + qlen > rs->flow_qbytes[c]))
 		return 0;
 	nl = cal != NULL;
-	done = pcr_stamp_run(&f->pol, &rs->cls_flow[c], cal, lr, x->now,
-			     x->limit, x->lead, bytes, k, dep, at, cost,
-			     &b->undo[b->k], x->solo);
+	/* the common case, one level and one writer, its own copy: the
+	 * run's tests of both fold away */
+	if (cal != NULL && x->solo)
+		done = pcr_stamp_run(&f->pol, &rs->cls_flow[c], cal, lr, now,
+				     x->limit, x->lead, bytes, k, dep,
+				     b->lv[b->k], RTE_DIM(b->lv[0]),
+				     &b->undo[b->k], true);
+	else
+		done = pcr_stamp_run(&f->pol, &rs->cls_flow[c], cal, lr, now,
+				     x->limit, x->lead, bytes, k, dep,
+				     b->lv[b->k], RTE_DIM(b->lv[0]),
+				     &b->undo[b->k], x->solo);
 	if (done == 0)
 		return 0;
 	f->last_seen = pcr_coarse(x->now_tsc);
@@ -1288,10 +1297,7 @@ rx_flow_run(struct pcr_flowtab *ft, const struct stamp_ctx *x,
 		b->m[e] = m;
 		b->f[e] = f;
 		b->q[e] = txq;
-		b->n_lv[e] = nl;
-		b->lv[e][0].cal = cal;
-		b->lv[e][0].at = at[j];
-		b->lv[e][0].cost = cost[j];
+		b->n_lv[e] = nl; /* lv[e][0]: pcr_stamp_run() */
 	}
 	b->k = e;
 	*rx_bytes += pcr_q_bytes(q);

@@ -191,8 +191,10 @@ pcr_stamp(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
  * @param bytes  each packet's bytes, as pcr_stamp_lead()'s
  * @param k      how many
  * @param dep    out: each placed packet's departure, fine time
- * @param at     out: the bucket each was charged in (pcr_cal_refund())
- * @param lcost  out: what each was charged there
+ * @param lv     out, with a shared level: each placed packet's level, the
+ *               i-th at lv[i * stride] (its cal, cost and at filled, as
+ *               pcr_stamp_refund() takes them)
+ * @param stride levels from one packet's to the next's in @p lv
  * @param undo   out: what each charged its flow (pcr_stamp_refund())
  * @param one_writer  as pcr_stamp_lead()'s
  * @return how many packets, from the first, were placed.
@@ -201,7 +203,8 @@ static inline __attribute__((always_inline)) unsigned int
 pcr_stamp_run(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 	      struct pcr_cal *cal, const struct pcr_rate *lr, uint64_t now,
 	      uint64_t limit, uint64_t lead, const uint32_t *bytes,
-	      unsigned int k, uint64_t *dep, uint64_t *at, uint64_t *lcost,
+	      unsigned int k, uint64_t *dep, struct pcr_cal_level *lv,
+	      unsigned int stride,
 	      struct pcr_stamp_undo *undo, bool one_writer)
 {
 	const bool flow_rate = !pcr_rate_unlimited(fr);
@@ -281,8 +284,9 @@ pcr_stamp_run(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 					 false, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
 				break; /* another lcore placed there */
-			at[i] = abs;
-			lcost[i] = cost;
+			lv[i * stride].cal = cal;
+			lv[i * stride].cost = cost;
+			lv[i * stride].at = abs;
 		}
 		undo[i].prev_last = last;
 		undo[i].fcost = c;

@@ -615,7 +615,8 @@ mt_runs(struct mt_ctx *x, uint64_t now)
 	for (i = 0; i < MT_PER_STEP; i += 8) {
 		struct pcr_stamp_flow f;
 		struct pcr_stamp_undo undo[8];
-		uint64_t dep[8], at[8], cost[8];
+		uint64_t dep[8];
+		struct pcr_cal_level rl[8];
 		uint32_t bytes[8];
 
 		pcr_stamp_flow_init(&f, now);
@@ -625,7 +626,7 @@ mt_runs(struct mt_ctx *x, uint64_t now)
 			bytes[j] = 64 + (x->id * 131 + (i + j) * 71) % 64;
 		done = pcr_stamp_run(&f, &s->cls_flow[0].rate, s->agg.cal,
 				     &s->agg.rate, now, now + s->horizon, 0,
-				     bytes, 8, dep, at, cost, undo, false);
+				     bytes, 8, dep, rl, 1, undo, false);
 		for (j = 0; j < 8; j++) {
 			struct pcr_cal_level lv;
 			struct pcr_stamp_undo u;
@@ -634,7 +635,7 @@ mt_runs(struct mt_ctx *x, uint64_t now)
 			if (j < done) {
 				x->dep[x->n++] = (struct departure){
 					dep[j], bytes[j], 0 };
-				x->cost_agg += cost[j];
+				x->cost_agg += rl[j].cost;
 				x->runs_placed++;
 				continue;
 			}
@@ -1091,7 +1092,8 @@ stamp_run_agrees(bool one_writer)
 	pcr_stamp_flow_init(&fb, now);
 	for (r = 0; r < 40000; r++) {
 		uint32_t bytes[32];
-		uint64_t dep[32], at[32], cost[32];
+		uint64_t dep[32];
+		struct pcr_cal_level rl[64]; /* a packet's level every 2nd */
 		struct pcr_stamp_undo undo[32];
 		const struct pcr_rate *fr = rnd_in(0, 3) == 0 ? &fl.rate : &none;
 		bool shared = rnd_in(0, 7) != 0;
@@ -1113,7 +1115,7 @@ stamp_run_agrees(bool one_writer)
 
 			done = pcr_stamp_run(&fa, fr, shared ? la.cal : NULL,
 					     &la.rate, now, limit, lead,
-					     bytes + i, k - i, dep, at, cost,
+					     bytes + i, k - i, dep, rl, 2,
 					     undo, one_writer);
 			for (j = 0; j < done; j++) {
 				pcr_stamp_level(&lv, lb.cal, &lb.rate,
@@ -1128,8 +1130,11 @@ stamp_run_agrees(bool one_writer)
 						 u.prev_last);
 				assert_int_equal(undo[j].fcost, u.fcost);
 				if (shared) {
-					assert_int_equal(at[j], lv.at);
-					assert_int_equal(cost[j], lv.cost);
+					assert_ptr_equal(rl[2 * j].cal,
+							 la.cal);
+					assert_int_equal(rl[2 * j].at, lv.at);
+					assert_int_equal(rl[2 * j].cost,
+							 lv.cost);
 				}
 			}
 			run_placed += done;
