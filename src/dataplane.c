@@ -1572,39 +1572,61 @@ tx_behind(struct pcr_txport *tp, int64_t late, uint64_t now_tsc,
 	return tp->behind_on;
 }
 
-/* Account one packet the PMD accepted (its mbuf may be gone already). */
+/*
+ * Account the first @p sent pending packets, which the PMD accepted at
+ * @p tx_tsc (their mbufs may be gone already): each one's departure
+ * error; the port's counters once a burst, the class's and the flow's
+ * once a run of one flow's packets (a burst of one flow: one update of
+ * its line, not 32).
+ */
 static inline void
-tx_account(struct pcr_txport *tp, unsigned int i, uint64_t tx_tsc)
+tx_account(struct pcr_txport *tp, unsigned int sent, uint64_t tx_tsc)
 {
-	struct pcr_flow *f = tp->pend_flow[i];
-	uint64_t dep = tp->pend_dep[i];
-	uint32_t len = tp->pend_len[i];
+	uint64_t all = 0;
+	unsigned int i = 0, j;
 
-	tp->tx_packets++;
-	tp->tx_bytes += len;
-	if (tp->pend_offl[i]) {
-		/* the NIC sends it at its time; the handover is what we see */
-		tp->tx_offloaded++;
-	} else if (unlikely(tx_tsc < dep)) {
-		tp->tx_early++;
-		pcr_hist_add(&tp->err, 0);
-	} else {
-		uint64_t e = tx_tsc - dep;
+	while (i < sent) {
+		struct pcr_flow *f = tp->pend_flow[i];
+		uint64_t bytes = 0;
 
-		pcr_hist_add(&tp->err, e);
-		/* one slot is the wheel's granularity, one more the TX loop's */
-		if (e > 2 * tp->gran_tsc)
-			tp->tx_late++;
+		j = i;
+		do {
+			uint64_t dep = tp->pend_dep[j];
+
+			bytes += tp->pend_len[j];
+			if (tp->pend_offl[j]) {
+				/* the NIC sends it at its time; the handover
+				 * is what we see */
+				tp->tx_offloaded++;
+			} else if (unlikely(tx_tsc < dep)) {
+				tp->tx_early++;
+				pcr_hist_add(&tp->err, 0);
+			} else {
+				uint64_t e = tx_tsc - dep;
+
+				pcr_hist_add(&tp->err, e);
+				/* one slot is the wheel's granularity, one
+				 * more the TX loop's */
+				if (e > 2 * tp->gran_tsc)
+					tp->tx_late++;
+			}
+		} while (++j < sent && tp->pend_flow[j] == f);
+		all += bytes;
+		tp->cls[f->class_id].tx_packets += j - i;
+		tp->cls[f->class_id].tx_bytes += bytes;
+		if (f->tx_packets == 0)
+			f->first_tx = pcr_span(tx_tsc);
+		f->tx_packets += j - i;
+		f->tx_bytes += bytes;
+		f->last_tx = pcr_span(tx_tsc);
+		/* last touch: once 0, the RX lcore may age the flow out
+		 * (pcr_q() of each packet, summed) */
+		flow_q_sub(solo(tp->dp), f,
+			   (bytes << PCR_Q_PKT_BITS) + (j - i));
+		i = j;
 	}
-	tp->cls[f->class_id].tx_packets++;
-	tp->cls[f->class_id].tx_bytes += len;
-	if (f->tx_packets == 0)
-		f->first_tx = pcr_span(tx_tsc);
-	f->tx_packets++;
-	f->tx_bytes += len;
-	f->last_tx = pcr_span(tx_tsc);
-	/* last touch: once 0, the RX lcore may age the flow out */
-	flow_q_sub(solo(tp->dp), f, pcr_q(len));
+	tp->tx_packets += sent;
+	tp->tx_bytes += all;
 }
 
 /* Drop the packets pending on @p tp, counted in @p ctr. */
@@ -1695,7 +1717,7 @@ tx_test_hold(struct pcr_txport *tp, uint64_t upto, uint64_t now_tsc)
 static bool
 tx_port_burst(struct pcr_txport *tp, uint64_t now_tsc)
 {
-	unsigned int n = 0, sent, i;
+	unsigned int n = 0, sent;
 	uint64_t tx_tsc;
 
 	if (tp->n_pend < PCR_TX_BURST) {
@@ -1744,8 +1766,7 @@ tx_port_burst(struct pcr_txport *tp, uint64_t now_tsc)
 	tx_tsc = rte_rdtsc();
 	sent = rte_eth_tx_burst(tp->port, tp->queue, tp->pend,
 				(uint16_t)tp->n_pend);
-	for (i = 0; i < sent; i++)
-		tx_account(tp, i, tx_tsc);
+	tx_account(tp, sent, tx_tsc);
 	if (likely(sent == tp->n_pend)) {
 		bool full = sent == PCR_TX_BURST;
 
