@@ -322,10 +322,11 @@ show_wheel(FILE *f, const void *v)
 				n->wheel.level_occupancy[l], wi.level_span_ns[l]);
 		fprintf(f, "\n  enqueued %" PRIu64 " dequeued %" PRIu64 " late %" PRIu64
 			" horizon_cap %" PRIu64 " spill %" PRIu64 " cascaded %" PRIu64
-			" advances %" PRIu64 " dropped %" PRIu64 "\n",
+			" direct %" PRIu64 " advances %" PRIu64 " dropped %" PRIu64
+			"\n",
 			n->wheel.enqueued, n->wheel.dequeued, n->wheel.late,
 			n->wheel.horizon_cap, n->wheel.spill, n->wheel.cascaded,
-			n->wheel.advances, n->wheel.dropped);
+			n->wheel.direct, n->wheel.advances, n->wheel.dropped);
 	}
 }
 

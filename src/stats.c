@@ -51,6 +51,7 @@ wheel_stats_add(struct pcr_wheel_stats *sum, const struct pcr_wheel_stats *add)
 	sum->spill += add->spill;
 	sum->cascaded += add->cascaded;
 	sum->sorted += add->sorted;
+	sum->direct += add->direct;
 	sum->advances += add->advances;
 	sum->inbox += add->inbox;
 	for (i = 0; i < PCR_WHEEL_MAX_LEVELS; i++)
@@ -646,10 +647,11 @@ pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
 			",\"dequeued\":%" PRIu64 ",\"queued\":%" PRIu64
 			",\"inbox\":%" PRIu64 ",\"late\":%" PRIu64
 			",\"horizon_cap\":%" PRIu64 ",\"spill\":%" PRIu64
-			",\"cascaded\":%" PRIu64 ",\"levels\":[",
+			",\"cascaded\":%" PRIu64 ",\"direct\":%" PRIu64
+			",\"levels\":[",
 			ps->wheel.enqueued, ps->wheel.dequeued, ps->wheel.queued,
 			ps->wheel.inbox, ps->wheel.late, ps->wheel.horizon_cap,
-			ps->wheel.spill, ps->wheel.cascaded);
+			ps->wheel.spill, ps->wheel.cascaded, ps->wheel.direct);
 		for (i = 0; i < ps->wheel.levels; i++)
 			fprintf(f, "%s%" PRIu64, i ? "," : "",
 				ps->wheel.level_occupancy[i]);

@@ -191,6 +191,7 @@ wheel_dict(struct rte_tel_data *d, const struct pcr_port_snap *ps, uint16_t p)
 	rte_tel_data_add_dict_u64(d, "horizon_cap", ps->wheel.horizon_cap);
 	rte_tel_data_add_dict_u64(d, "spill", ps->wheel.spill);
 	rte_tel_data_add_dict_u64(d, "cascaded", ps->wheel.cascaded);
+	rte_tel_data_add_dict_u64(d, "direct", ps->wheel.direct);
 }
 
 /* /pacer/wheel[,PORT] */

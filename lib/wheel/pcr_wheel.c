@@ -232,21 +232,40 @@ wheel_insert(struct pcr_wheel *w, struct wheel_ccounters *c,
 }
 
 /*
- * Insert @n inbox entries, read in place from the ring. Two passes: the
- * first computes the ticks and prefetches the slot heads the second will
- * read, so their misses overlap instead of queueing one by one.
+ * Where pcr_wheel_dequeue_burst() sends the inbox's due packets straight
+ * out (insert_burst() with one): nothing in the levels is due by
+ * @target, which is in cur's block, so the output is the inbox's due
+ * entries in order of their ticks (late ones at cur's), FIFO within a
+ * tick; when they already come in that order, they leave as they are,
+ * without a slot (Carousel's "a timestamp already past is sent now").
+ */
+struct wheel_out {
+	struct rte_mbuf **mbufs;
+	unsigned int cnt;  /* written to mbufs */
+	unsigned int adv;  /* the clock's jumps to a non-empty slot */
+	uint64_t target;   /* now's tick */
+	uint64_t last;     /* the tick of the last one out (cur at first) */
+};
+
+/*
+ * Insert @n inbox entries, read in place from the ring: level 1's in one
+ * pass, then level 0's in two (runs for one slot, then their placing).
+ * With @o, the due ones go to @o instead, if they come in tick order.
  */
 static __rte_always_inline void
 insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
-	     const struct __pcr_wheel_entry *e, unsigned int n, const bool two)
+	     const struct __pcr_wheel_entry *e, unsigned int n, const bool two,
+	     struct wheel_out *o)
 {
 	uint64_t tick[INBOX_BURST];
+	unsigned int run_at[INBOX_BURST + 1], nr, r;
 	const uint64_t cur = w->cur_tick, horizon = w->horizon_ticks;
+	const uint64_t g = w->granularity_tsc;
 	const unsigned int sb = w->slot_bits;
 	const uint32_t mask = w->mask;
 	/* level 1 takes every far tick (2 levels), or those of cur's block */
 	const bool far_all = two || w->levels == 2, far = two || w->levels > 1;
-	uint64_t occ0 = 0, occ1 = 0;
+	uint64_t occ0 = 0, occ1 = 0, due = cur;
 	struct l0_view v;
 	unsigned int i;
 
@@ -267,7 +286,7 @@ insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
 		 * cur's slot wraps to a huge offset). Locals: the stores into
 		 * the chunks must not make the compiler reload them from w.
 		 */
-		const uint64_t g = w->granularity_tsc, mul = w->tick_mul;
+		const uint64_t mul = w->tick_mul;
 		const uint64_t cur_tsc = w->epoch_tsc + cur * g;
 		const uint64_t l1_tsc = ((cur | mask) + 1 - cur) * g;
 		const uint64_t span = horizon * g - l1_tsc;
@@ -288,39 +307,91 @@ insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
 		e += i;
 		n -= i;
 	}
-	for (i = 0; i < n; i++) {
-		uint64_t t = wheel_tick_of(w, e[i].tsc);
-
-		tick[i] = t;
-		if (((t ^ cur) >> sb) == 0)
-			l0_prefetch(w, t & mask);
-	}
 	/*
-	 * The common cases inline: due within the horizon, for level 0 or
-	 * level 1, with room. Everything else (late, horizon, a full slot, no
-	 * chunk, a higher level) takes the general path, wheel_insert().
+	 * Level 0 by runs: consecutive entries for one slot (a flow's
+	 * packets stamped back to back, a burst under one aggregate). The
+	 * first pass cuts the entries into runs, one tick each (the rest of
+	 * a run is one compare: its departure falls in the slot's cycles),
+	 * and prefetches each run's slot head, so that their misses
+	 * overlap; the second places each run with one capacity check and
+	 * one tail and bitmap update. A run for a slot already past (late)
+	 * goes to cur's slot as one.
+	 */
+	for (i = 0, nr = 0; i < n; nr++) {
+		uint64_t t = wheel_tick_of(w, e[i].tsc), lo;
+
+		run_at[nr] = i;
+		tick[nr] = t;
+		if (o != NULL && t <= o->target) {
+			/* due: out as they come only if in tick order */
+			uint64_t te = t < cur ? cur : t;
+
+			if (te < due)
+				o = NULL;
+			due = te;
+		}
+		if (unlikely(t < cur)) {
+			l0_prefetch(w, cur & mask); /* late: into cur's */
+		} else if (((t ^ cur) >> sb) == 0) {
+			l0_prefetch(w, t & mask);
+		} else {
+			i++; /* a far level, or the horizon: a run of one */
+			continue;
+		}
+		lo = w->epoch_tsc + t * g;
+		for (i++; i < n && e[i].tsc - lo < g; i++)
+			;
+	}
+	run_at[nr] = n;
+	/*
+	 * The common cases inline: within the horizon, for level 0 (late
+	 * ones too) or level 1, with room. Everything else (the horizon, a
+	 * full slot, no chunk, a higher level) takes the general path,
+	 * wheel_insert(), entry by entry.
 	 */
 	l0_view_get(w, &v);
-	for (i = 0; i < n; i++) {
-		uint64_t t = tick[i], d = (t ^ cur) >> sb;
-		struct rte_mbuf *m = e[i].m;
+	for (r = 0; r < nr; r++) {
+		uint64_t t = tick[r], d;
+		unsigned int k = run_at[r + 1] - run_at[r];
+		const struct __pcr_wheel_entry *x = e + run_at[r];
 
+		if (unlikely(t < cur)) {
+			t = cur;
+			CADD(c->late, k);
+		}
+		if (o != NULL && t <= o->target) {
+			struct rte_mbuf **out = o->mbufs + o->cnt;
+
+			o->cnt += k;
+			o->adv += t != o->last;
+			o->last = t;
+			for (; k > 0; k--, x++)
+				*out++ = x->m;
+			continue;
+		}
+		d = (t ^ cur) >> sb;
 		if (likely(t - cur < horizon)) { /* t >= cur, within horizon */
 			if (d == 0) {
-				if (likely(l0_push_v(&v, t & mask, m))) {
-					occ0++;
+				unsigned int got =
+					l0_push_run_v(&v, t & mask, x, k);
+
+				occ0 += got;
+				if (likely(got == k))
 					continue;
-				}
-			} else if (far && (far_all || (d >> sb) == 0)) {
-				if (likely(far_push(w, 1, (t >> sb) & mask, m,
-						    t))) {
+				x += got; /* the rest spill */
+				k -= got;
+			} else if (far && (far_all || (d >> sb) == 0) &&
+				   k == 1) {
+				if (likely(far_push(w, 1, (t >> sb) & mask,
+						    x->m, t))) {
 					occ1++;
 					continue;
 				}
 			}
 		}
 		l0_view_sync(w, &v);
-		wheel_insert(w, c, m, t);
+		for (; k > 0; k--, x++)
+			wheel_insert(w, c, x->m, t);
 		l0_view_get(w, &v);
 	}
 	l0_view_sync(w, &v);
@@ -331,17 +402,111 @@ insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
 
 static inline void
 wheel_insert_burst(struct pcr_wheel *w, struct wheel_ccounters *c,
-		   const struct __pcr_wheel_entry *e, unsigned int n)
+		   const struct __pcr_wheel_entry *e, unsigned int n,
+		   struct wheel_out *o)
 {
-	if (w->levels == 2)
-		insert_burst(w, c, e, n, true);
-	else
-		insert_burst(w, c, e, n, false);
+	if (w->levels == 2) {
+		if (o != NULL)
+			insert_burst(w, c, e, n, true, o);
+		else
+			insert_burst(w, c, e, n, true, NULL);
+	} else {
+		insert_burst(w, c, e, n, false, o);
+	}
 }
 
+/*
+ * The common case of struct wheel_out: every one of the @n entries due
+ * and in tick order (their departures in order: a check and a copy an
+ * entry, the ticks of the first and the last). Late ones (before cur's
+ * slot) are a prefix, counted; the clock's jumps are where the ticks
+ * change. @return false, @o untouched, if the entries are not all that.
+ */
+static inline bool
+take_direct(struct pcr_wheel *w, struct wheel_ccounters *c,
+	    const struct __pcr_wheel_entry *e, unsigned int n,
+	    struct wheel_out *o)
+{
+	struct rte_mbuf **out = o->mbufs + o->cnt;
+	const uint64_t cur = w->cur_tick, g = w->granularity_tsc;
+	uint64_t prev = e[0].tsc, first, last, t, back = 0;
+	unsigned int i, late = 0, adv;
+
+	/*
+	 * In order: no difference from the one before negative (their sign
+	 * bits or'ed: departures within 2^63 cycles of each other, so a
+	 * signed difference orders them as wheel_tick_of() does, across the
+	 * TSC's wrap too). Four at a time, the copy out beside it.
+	 */
+	{
+		/* pointers, not a 32-bit index: fixed offsets, no address
+		 * arithmetic per entry */
+		const struct __pcr_wheel_entry *x = e, *end = e + n;
+		const struct __pcr_wheel_entry *end4 = e + (n & ~3u);
+		struct rte_mbuf **d = out;
+
+		for (; x < end4; x += 4, d += 4) {
+			d[0] = x[0].m;
+			d[1] = x[1].m;
+			d[2] = x[2].m;
+			d[3] = x[3].m;
+			back |= (x[0].tsc - prev) | (x[1].tsc - x[0].tsc) |
+				(x[2].tsc - x[1].tsc) | (x[3].tsc - x[2].tsc);
+			prev = x[3].tsc;
+		}
+		for (; x < end; x++, d++) {
+			*d = x->m;
+			back |= x->tsc - prev;
+			prev = x->tsc;
+		}
+	}
+	if ((int64_t)back < 0)
+		return false;
+	last = wheel_tick_of(w, prev);
+	if (last > o->target)
+		return false;
+	first = wheel_tick_of(w, e[0].tsc);
+	if (first < cur) {
+		/* late: departures before cur's slot, a prefix */
+		if (last < cur)
+			late = n;
+		else
+			while ((int64_t)(e[late].tsc - w->epoch_tsc) <
+			       (int64_t)(cur * g))
+				late++;
+		CADD(c->late, late);
+		first = cur;
+	}
+	if (last <= cur) {
+		adv = first != o->last;
+		last = cur;
+	} else if (first == last) {
+		adv = first != o->last;
+	} else {
+		/* a jump at each new tick, from the first after cur's */
+		adv = first != o->last;
+		t = first;
+		for (i = late; i < n; i++) {
+			uint64_t ti = wheel_tick_of(w, e[i].tsc);
+
+			adv += ti > t;
+			t = ti > t ? ti : t;
+		}
+	}
+	o->cnt += n;
+	o->adv += adv;
+	o->last = last;
+	return true;
+}
+
+/*
+ * Take up to @max entries from the inbox into the wheel, or with @o their
+ * due ones out (one batch, not wrapping the ring: the order check sees
+ * them all).
+ */
 static void
 wheel_take_inbox(struct pcr_wheel *w, struct wheel_ccounters *c,
-		 unsigned int max)
+		 unsigned int max, struct wheel_out *o)
 {
 	while (max > 0) {
 		struct rte_ring_zc_data zcd;
@@ -354,9 +519,12 @@ wheel_take_inbox(struct pcr_wheel *w, struct wheel_ccounters *c,
 			&zcd, NULL);
 		if (got == 0)
 			break;
-		wheel_insert_burst(w, c, zcd.ptr1, zcd.n1);
 		if (got > zcd.n1)
-			wheel_insert_burst(w, c, zcd.ptr2, got - zcd.n1);
+			o = NULL; /* wraps: two batches */
+		if (o == NULL || !take_direct(w, c, zcd.ptr1, got, o))
+			wheel_insert_burst(w, c, zcd.ptr1, zcd.n1, o);
+		if (got > zcd.n1)
+			wheel_insert_burst(w, c, zcd.ptr2, got - zcd.n1, NULL);
 		rte_ring_dequeue_zc_elem_finish(w->head.inbox, got);
 		CADD(c->taken, got);
 		if (got < k)
@@ -579,16 +747,72 @@ wheel_run(struct pcr_wheel *w, struct wheel_ccounters *c, uint64_t target,
 	return cnt;
 }
 
+/*
+ * Whether nothing in the levels is due by tick @target, which is in the
+ * block of @cur (the wheel's clock): then only level 0 can hold any (a far
+ * slot starts a later block), in the slots from cur's to target's (a tick
+ * beyond the block, with one level, is further than that from cur).
+ */
+static inline bool
+l0_quiet(const struct pcr_wheel *w, uint64_t cur, uint64_t target)
+{
+	unsigned int hi = target & w->mask;
+
+	return w->summary[0] == 0 ||
+	       bits_first(w->bitmap, cur & w->mask, hi) > hi;
+}
+
 unsigned int
 pcr_wheel_dequeue_burst(struct pcr_wheel *w, uint64_t now_tsc,
 			struct rte_mbuf **mbufs, unsigned int n)
 {
 	struct wheel_ccounters *c = &w->c;
+	const uint64_t target = wheel_tick_of_now(w, now_tsc);
+	const uint64_t cur = w->cur_tick;
+	/* now in cur's block: only level 0 can have anything due */
+	const bool near = target >= cur &&
+			  ((target ^ cur) >> w->slot_bits) == 0;
 	unsigned int cnt;
 
-	rte_seqcount_write_begin(&w->seq);
-	wheel_take_inbox(w, c, n);
-	cnt = wheel_run(w, c, wheel_tick_of_now(w, now_tsc), mbufs, n, true);
+	if (unlikely(n == 0))
+		return 0;
+	if (rte_ring_empty(w->head.inbox)) {
+		/* what wheel_run() does when nothing is due: move the clock
+		 * to now (nothing the seqcount covers changes) */
+		if (near ? l0_quiet(w, cur, target)
+			 : wheel_next_event(w) > target) {
+			if (target > cur)
+				__atomic_store_n(&w->cur_tick, target,
+						 __ATOMIC_RELAXED);
+			return 0;
+		}
+		rte_seqcount_write_begin(&w->seq);
+	} else if (n <= INBOX_BURST && near && l0_quiet(w, cur, target)) {
+		/* nothing due in the levels: the inbox's due ones may go
+		 * straight out (struct wheel_out) */
+		struct wheel_out o = {
+			.mbufs = mbufs, .target = target, .last = cur,
+		};
+
+		rte_seqcount_write_begin(&w->seq);
+		wheel_take_inbox(w, c, n, &o);
+		if (o.cnt != 0) {
+			/* where wheel_run() would leave the clock: at the
+			 * slot it stopped in for n, else at now */
+			__atomic_store_n(&w->cur_tick,
+					 o.cnt == n ? o.last : target,
+					 __ATOMIC_RELAXED);
+			CADD(c->advances, o.adv);
+			CADD(c->dequeued, o.cnt);
+			CADD(c->direct, o.cnt);
+			rte_seqcount_write_end(&w->seq);
+			return o.cnt;
+		}
+	} else {
+		rte_seqcount_write_begin(&w->seq);
+		wheel_take_inbox(w, c, n, NULL);
+	}
+	cnt = wheel_run(w, c, target, mbufs, n, true);
 	CADD(c->dequeued, cnt);
 	rte_seqcount_write_end(&w->seq);
 	return cnt;

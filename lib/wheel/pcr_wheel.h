@@ -170,6 +170,9 @@ struct pcr_wheel_stats {
 	uint64_t spill;        /**< moved to the next slot, own slot full */
 	uint64_t cascaded;     /**< moves from a far slot to a nearer level */
 	uint64_t sorted;       /**< of cascaded: level 1 to 0 by a sorted run */
+	uint64_t direct;       /**< of dequeued: due when taken from the inbox
+				    with nothing due before them, out without
+				    a slot */
 	uint64_t advances;     /**< jumps of the wheel's clock to a non-empty slot */
 	uint64_t inbox;        /**< part of queued still in the inbox */
 	uint64_t level_occupancy[PCR_WHEEL_MAX_LEVELS]; /**< per level */

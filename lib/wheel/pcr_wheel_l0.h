@@ -146,6 +146,50 @@ l0_push_v(struct l0_view *v, unsigned int slot, struct rte_mbuf *m)
 	return true;
 }
 
+/*
+ * Up to @k entries of @e (a run for one slot, in order) pushed to level-0
+ * slot @slot through a view: one capacity check, one tail and bitmap
+ * update, and the pointers copied a line's stretch at a time. @return
+ * how many it took: all, or the room the slot had (the rest spill).
+ */
+static __rte_always_inline unsigned int
+l0_push_run_v(struct l0_view *v, unsigned int slot,
+	      const struct __pcr_wheel_entry *e, unsigned int k)
+{
+	struct l0_slot *s = l0_head(v->mb, slot);
+	struct rte_mbuf **base = v->mb + (size_t)slot * L0_LINE_PTRS;
+	uint32_t tail = s->tail, count = tail - s->head, j, q;
+
+	if (unlikely(slot >= v->run_slot))
+		count += run_left(v->w, slot);
+	if (unlikely(count >= v->cap))
+		return 0;
+	k = RTE_MIN(k, v->cap - count);
+	j = (tail & v->cmask) + 1; /* position 0 is the head */
+	for (q = 0; q < k;) {
+		uint32_t o = j % L0_LINE_PTRS;
+		uint32_t c = RTE_MIN((uint32_t)L0_LINE_PTRS - o, k - q);
+		/* the array's last position ends the stretch */
+		if (c > v->cap + 1 - j)
+			c = v->cap + 1 - j;
+		struct rte_mbuf **d =
+			base + ((size_t)(j / L0_LINE_PTRS) << v->line_shift) + o;
+		const struct __pcr_wheel_entry *x = e + q, *end = x + c;
+
+		while (x < end)
+			*d++ = (x++)->m;
+		q += c;
+		j = j + c > v->cap ? 1 : j + c;
+	}
+	s->tail = tail + k;
+	if (tail == s->head) {
+		v->abm[slot >> 6] |= 1ULL << (slot & 63);
+		v->bm[slot >> 6] |= 1ULL << (slot & 63);
+		v->sum |= 1ULL << (slot >> 6);
+	}
+	return k;
+}
+
 static __rte_always_inline void
 l0_prefetch_v(const struct l0_view *v, unsigned int slot)
 {
@@ -164,12 +208,23 @@ l0_pop(struct pcr_wheel *w, unsigned int slot, struct rte_mbuf **out,
 	const uint32_t cmask = w->slot_capacity - 1;
 	uint32_t h = s->head, avail = s->tail - h;
 	uint32_t k = RTE_MIN((uint32_t)n, avail), i;
+	uint32_t j = (h & cmask) + 1; /* position 0 is the head */
 
-	for (i = 0; i < k; i++) {
-		uint32_t j = ((h + i) & cmask) + 1;
+	/* a line's stretch at a time: up to 8 pointers side by side */
+	for (i = 0; i < k;) {
+		uint32_t o = j % L0_LINE_PTRS;
+		uint32_t c = RTE_MIN((uint32_t)L0_LINE_PTRS - o, k - i);
+		/* the array's last position ends the stretch */
+		if (c > cmask + 2 - j)
+			c = cmask + 2 - j;
+		struct rte_mbuf *const *src =
+			base + ((size_t)(j / L0_LINE_PTRS) << ls) + o;
+		struct rte_mbuf **d = out + i, **end = d + c;
 
-		out[i] = base[((size_t)(j / L0_LINE_PTRS) << ls) +
-			      j % L0_LINE_PTRS];
+		while (d < end)
+			*d++ = *src++;
+		i += c;
+		j = j + c > cmask + 1 ? 1 : j + c;
 	}
 	if (k == avail) {
 		/* empty: restart at index 0, the line just read */

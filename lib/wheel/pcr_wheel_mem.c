@@ -491,6 +491,7 @@ pcr_wheel_stats_get(const struct pcr_wheel *w, struct pcr_wheel_stats *s)
 		c.spill = LOAD(w->c.spill);
 		c.cascaded = LOAD(w->c.cascaded);
 		c.sorted = LOAD(w->c.sorted);
+		c.direct = LOAD(w->c.direct);
 		c.advances = LOAD(w->c.advances);
 		for (i = 0; i < w->levels; i++)
 			c.occ[i] = LOAD(w->c.occ[i]);
@@ -520,6 +521,7 @@ pcr_wheel_stats_get(const struct pcr_wheel *w, struct pcr_wheel_stats *s)
 	s->spill = c.spill;
 	s->cascaded = c.cascaded;
 	s->sorted = c.sorted;
+	s->direct = c.direct;
 	s->advances = c.advances;
 	s->levels = w->levels;
 	for (i = 0; i < w->levels; i++) {

@@ -119,6 +119,7 @@ struct wheel_ccounters {
 	uint64_t spill;
 	uint64_t cascaded;
 	uint64_t sorted;
+	uint64_t direct;
 	uint64_t advances;
 	uint64_t occ[PCR_WHEEL_MAX_LEVELS];
 };

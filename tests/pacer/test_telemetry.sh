@@ -82,10 +82,11 @@ check(abs(stats["tsc_hz"] / d["tsc_hz"] - 1) < 1e-6 and stats["tsc_hz_eal"] == d
 check(stats["mbufs"] == 4096 and stats["mbufs_in_use"] == 0, "mbufs (all sent: none in use) %s" % stats)
 for k in ("granularity_ns", "horizon_ns", "wheel_horizon_ns", "horizon_policy", "levels", "slots",
           "memsize", "queued", "inbox", "level0", "enqueued", "dequeued", "late", "horizon_cap",
-          "spill", "cascaded"):
+          "spill", "cascaded", "direct"):
     check(k in wheel0, "/pacer/wheel,0 lacks %s" % k)
 check(wheel["port0"] == wheel0, "/pacer/wheel port0 differs")
-check(wheel0["enqueued"] == p["wheel"]["enqueued"] and wheel0["dequeued"] == p["wheel"]["dequeued"],
+check(wheel0["enqueued"] == p["wheel"]["enqueued"] and wheel0["dequeued"] == p["wheel"]["dequeued"]
+      and wheel0["direct"] == p["wheel"]["direct"] and wheel0["direct"] <= wheel0["dequeued"],
       "wheel counters")
 check(wheel0["horizon_ns"] == d["horizon_ms"] * 10**6, "horizon_ns")
 check(sorted(classes) == ["default", "small"], "classes: %s" % list(classes))

@@ -1102,15 +1102,22 @@ rnd_ticks(uint64_t horizon)
 }
 
 /*
- * @dense: departures within the next three level-1 slots and the clock
+ * PROP_DENSE: departures within the next three level-1 slots and the clock
  * moving a few level-0 slots per step, so that level-1 slots cascade
  * thousands of packets at once (level 0's sorted run, even at 4096 slots).
+ * PROP_RUNS: most packets depart within half a slot after the one before
+ * (a flow's packets stamped back to back: the inbox's runs for one slot,
+ * late ones too).
  */
+#define PROP_DENSE 1u
+#define PROP_RUNS  2u
+
 static void
 run_property_mode(unsigned int seed, unsigned int slot_bits,
 		  unsigned int levels, bool cap, uint64_t epoch,
-		  unsigned int steps, bool dense)
+		  unsigned int steps, unsigned int mode)
 {
+	const bool dense = mode & PROP_DENSE;
 	struct pcr_wheel_params p;
 	struct pcr_wheel *w;
 	struct pcr_wheel_stats s;
@@ -1135,6 +1142,7 @@ run_property_mode(unsigned int seed, unsigned int slot_bits,
 	w = pcr_wheel_create(&p);
 	assert_non_null(w);
 	r.q = calloc(POOL_N, sizeof(*r.q));
+
 	assert_non_null(r.q);
 	r.horizon = horizon;
 	r.cap = cap;
@@ -1156,6 +1164,8 @@ run_property_mode(unsigned int seed, unsigned int slot_bits,
 
 			m[i] = pkt_new(next_id);
 			dep[i] = random() % 8 == 0 ? now - off / 16 : now + off;
+			if ((mode & PROP_RUNS) && i > 0 && random() % 4 != 0)
+				dep[i] = dep[i - 1] + rnd64() % (G_TSC / 2);
 			pending_id[npend] = next_id++;
 			pending_tsc[npend] = dep[i];
 			npend++;
@@ -1214,10 +1224,10 @@ run_property_mode(unsigned int seed, unsigned int slot_bits,
 	assert_int_equal(s.horizon_cap, r.hcap);
 	assert_int_equal(s.spill, 0);
 	assert_int_equal(s.queued, r.n + npend);
-	print_message("property seed %u: %" PRIu64 " out, %" PRIu64
-		      " cascaded (%" PRIu64 " sorted), %" PRIu64
-		      " late, %" PRIu64 " horizon\n",
-		      seed, s.dequeued, s.cascaded, s.sorted, s.late,
+	print_message("property seed %u: %" PRIu64 " out (%" PRIu64
+		      " direct), %" PRIu64 " cascaded (%" PRIu64
+		      " sorted), %" PRIu64 " late, %" PRIu64 " horizon\n",
+		      seed, s.dequeued, s.direct, s.cascaded, s.sorted, s.late,
 		      s.drop[PCR_WHEEL_DROP_HORIZON] + s.horizon_cap);
 	if (dense && RUN_SORTS)
 		assert_true(s.sorted > s.cascaded / 2);
@@ -1229,7 +1239,7 @@ static void
 run_property(unsigned int seed, unsigned int slot_bits, unsigned int levels,
 	     bool cap, uint64_t epoch, unsigned int steps)
 {
-	run_property_mode(seed, slot_bits, levels, cap, epoch, steps, false);
+	run_property_mode(seed, slot_bits, levels, cap, epoch, steps, 0);
 }
 
 static void
@@ -1253,12 +1263,24 @@ static void
 test_property_dense(void **state)
 {
 	(void)state;
-	run_property_mode(11, 12, 2, false, 1000, 6000, true);
+	run_property_mode(11, 12, 2, false, 1000, 6000, PROP_DENSE);
 	run_property_mode(12, 12, 2, true, UINT64_MAX - 5000 * G_TSC, 6000,
-			  true);
-	run_property_mode(13, 8, 2, false, 1000, 20000, true);
-	run_property_mode(14, 6, 3, true, 12345, 20000, true);
-	run_property_mode(15, 4, 2, false, 0, 20000, true);
+			  PROP_DENSE);
+	run_property_mode(13, 8, 2, false, 1000, 20000, PROP_DENSE);
+	run_property_mode(14, 6, 3, true, 12345, 20000, PROP_DENSE);
+	run_property_mode(15, 4, 2, false, 0, 20000, PROP_DENSE);
+}
+
+/* The same with runs of packets for one slot in the inbox, late ones too. */
+static void
+test_property_runs(void **state)
+{
+	(void)state;
+	run_property_mode(16, 8, 3, false, 1000, 20000, PROP_RUNS);
+	run_property_mode(17, 12, 2, true, UINT64_MAX - 5000 * G_TSC, 20000,
+			  PROP_RUNS);
+	run_property_mode(18, 4, 2, false, 0, 20000, PROP_RUNS | PROP_DENSE);
+	run_property_mode(19, 5, 1, true, 12345, 20000, PROP_RUNS);
 }
 
 /* --- concurrency ---------------------------------------------------------- */
@@ -1434,6 +1456,7 @@ main(void)
 		cmocka_unit_test_setup(test_flush_order, test_setup),
 		cmocka_unit_test_setup(test_property, test_setup),
 		cmocka_unit_test_setup(test_property_dense, test_setup),
+		cmocka_unit_test_setup(test_property_runs, test_setup),
 		cmocka_unit_test_setup(test_run_capacity, test_setup),
 		cmocka_unit_test_setup(test_run_fallback, test_setup),
 		cmocka_unit_test_setup(test_run_flush, test_setup),
