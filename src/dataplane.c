@@ -626,10 +626,8 @@ stamp_try(const struct stamp_ctx *x, struct stamp_batch *b,
 	}
 	b->n_lv[b->k] = (uint8_t)nl;
 	*flow_field(x->dp, m) = f;
-	/* fine -> TSC, rounded up: never earlier than the policies */
-	b->dep_tsc[b->k] = x->now_tsc + ((dep - x->now +
-					  (1u << PCR_FINE_SHIFT) - 1) >>
-					 PCR_FINE_SHIFT);
+	/* never earlier than the policies */
+	b->dep_tsc[b->k] = pcr_fine_tsc(dep, x->now, x->now_tsc);
 	b->f[b->k] = f;
 	b->q[b->k] = f->txq;
 	b->m[b->k++] = m;
@@ -1290,10 +1288,7 @@ rx_flow_run(struct pcr_flowtab *ft, const struct stamp_ctx *x,
 
 		in_st->classify[info[i + j].result]++;
 		*RTE_MBUF_DYNFIELD(m, flow_off, struct pcr_flow **) = f;
-		/* fine -> TSC, rounded up, as stamp_try() */
-		b->dep_tsc[e] = now_tsc + ((dep[j] - now +
-					    (1u << PCR_FINE_SHIFT) - 1) >>
-					   PCR_FINE_SHIFT);
+		b->dep_tsc[e] = pcr_fine_tsc(dep[j], now, now_tsc);
 		b->m[e] = m;
 		b->f[e] = f;
 		b->q[e] = txq;
@@ -1573,44 +1568,69 @@ tx_behind(struct pcr_txport *tp, int64_t late, uint64_t now_tsc,
 }
 
 /*
+ * The departure errors of the first @p sent pending packets, handed to
+ * the PMD at @p tx_tsc: into the histogram a burst at a time
+ * (pcr_hist_burst_add()), early and late counted. @p offl: the port has
+ * send-on-timestamp (pend_offl says which ones the NIC holds).
+ */
+static __rte_always_inline void
+tx_account_err(struct pcr_txport *tp, unsigned int sent, uint64_t tx_tsc,
+	       const bool offl)
+{
+	/* one slot is the wheel's granularity, one more the TX loop's */
+	const uint64_t late_at = 2 * tp->gran_tsc;
+	const uint64_t *dep = tp->pend_dep;
+	struct pcr_hist_burst hb;
+	uint64_t late = 0;
+	size_t j;
+
+	pcr_hist_burst_begin(&hb);
+	for (j = 0; j < sent; j++) {
+		uint64_t e = tx_tsc - dep[j];
+
+		if (offl && tp->pend_offl[j]) {
+			/* the NIC sends it at its time; the handover is
+			 * what we see */
+			tp->tx_offloaded++;
+			continue;
+		}
+		if (unlikely((int64_t)e < 0)) {
+			tp->tx_early++;
+			e = 0;
+		}
+		pcr_hist_burst_add(&tp->err, &hb, e);
+		late += e > late_at;
+	}
+	pcr_hist_burst_end(&tp->err, &hb);
+	tp->tx_late += late;
+}
+
+/*
  * Account the first @p sent pending packets, which the PMD accepted at
- * @p tx_tsc (their mbufs may be gone already): each one's departure
- * error; the port's counters once a burst, the class's and the flow's
- * once a run of one flow's packets (a burst of one flow: one update of
- * its line, not 32).
+ * @p tx_tsc (their mbufs may be gone already): each one's departure error
+ * (tx_account_err()); the port's counters once a burst, the class's and
+ * the flow's once a run of one flow's packets (a burst of one flow: one
+ * update of its line, not 32).
  */
 static inline void
 tx_account(struct pcr_txport *tp, unsigned int sent, uint64_t tx_tsc)
 {
 	uint64_t all = 0;
-	unsigned int i = 0, j;
+	size_t i, j;
 
-	while (i < sent) {
-		struct pcr_flow *f = tp->pend_flow[i];
-		uint64_t bytes = 0;
+	/* pend_offl: only a port with send-on-timestamp sets it */
+	if (unlikely(tp->offload_tsc != 0))
+		tx_account_err(tp, sent, tx_tsc, true);
+	else
+		tx_account_err(tp, sent, tx_tsc, false);
+	for (i = 0; i < sent; i = j) {
+		struct pcr_flow *const *pf = tp->pend_flow;
+		const uint32_t *len = tp->pend_len;
+		struct pcr_flow *f = pf[i];
+		uint64_t bytes = len[i];
 
-		j = i;
-		do {
-			uint64_t dep = tp->pend_dep[j];
-
-			bytes += tp->pend_len[j];
-			if (tp->pend_offl[j]) {
-				/* the NIC sends it at its time; the handover
-				 * is what we see */
-				tp->tx_offloaded++;
-			} else if (unlikely(tx_tsc < dep)) {
-				tp->tx_early++;
-				pcr_hist_add(&tp->err, 0);
-			} else {
-				uint64_t e = tx_tsc - dep;
-
-				pcr_hist_add(&tp->err, e);
-				/* one slot is the wheel's granularity, one
-				 * more the TX loop's */
-				if (e > 2 * tp->gran_tsc)
-					tp->tx_late++;
-			}
-		} while (++j < sent && tp->pend_flow[j] == f);
+		for (j = i + 1; j < sent && pf[j] == f; j++)
+			bytes += len[j];
 		all += bytes;
 		tp->cls[f->class_id].tx_packets += j - i;
 		tp->cls[f->class_id].tx_bytes += bytes;
@@ -1623,7 +1643,6 @@ tx_account(struct pcr_txport *tp, unsigned int sent, uint64_t tx_tsc)
 		 * (pcr_q() of each packet, summed) */
 		flow_q_sub(solo(tp->dp), f,
 			   (bytes << PCR_Q_PKT_BITS) + (j - i));
-		i = j;
 	}
 	tp->tx_packets += sent;
 	tp->tx_bytes += all;
@@ -1658,16 +1677,37 @@ static unsigned int
 tx_take(struct pcr_txport *tp, unsigned int from, unsigned int n,
 	uint64_t now_tsc, bool offl, const struct pcr_rates *rs)
 {
+	const int dep_off = tp->dp->dep_dynfield;
 	uint64_t max_late = 0;
 	unsigned int i, k = from;
 
+	if (tx_behind(tp, (int64_t)(now_tsc - *pcr_wheel_departure(
+							tp->pend[from], dep_off)),
+		      now_tsc, rs))
+		max_late = rs->max_late_tsc;
+	if (likely(!offl && max_late == 0)) {
+		/* the common case: every one kept, none for the NIC */
+		const int flow_off = tp->dp->flow_dynfield;
+		size_t x;
+
+		for (x = from; x < (size_t)from + n; x++) {
+			struct rte_mbuf *m = tp->pend[x];
+
+			tp->pend_dep[x] = *pcr_wheel_departure(m, dep_off);
+			tp->pend_len[x] = rte_pktmbuf_pkt_len(m);
+			tp->pend_flow[x] = *RTE_MBUF_DYNFIELD(
+				m, flow_off, struct pcr_flow **);
+		}
+		if (unlikely(tp->offload_tsc != 0)) /* tx_account() reads it */
+			memset(&tp->pend_offl[from], 0,
+			       n * sizeof(tp->pend_offl[0]));
+		return n;
+	}
 	for (i = from; i < from + n; i++) {
 		struct rte_mbuf *m = tp->pend[i];
-		uint64_t dep = *pcr_wheel_departure(m, tp->dp->dep_dynfield);
+		uint64_t dep = *pcr_wheel_departure(m, dep_off);
 		int64_t late = (int64_t)(now_tsc - dep);
 
-		if (i == from && tx_behind(tp, late, now_tsc, rs))
-			max_late = rs->max_late_tsc;
 		if (unlikely(max_late != 0 && late > (int64_t)max_late)) {
 			/* its time is past: nothing to give back to the
 			 * policies (refund_dropped()) */

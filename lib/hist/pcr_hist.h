@@ -14,7 +14,7 @@
  * bits), so a bucket is never wider than 1/16 of its lower bound: a
  * quantile read from it is within 6.25 % of the true value (always
  * rounded up). Adding a value is a count-leading-zeros, a shift and an
- * increment; no floating point, no branches beyond the small-value test.
+ * increment; no floating point, no branch.
  * 976 buckets cover the whole uint64_t range (7.8 KiB).
  *
  * One writer per histogram; readers merge or read while it runs (each
@@ -41,18 +41,18 @@ struct pcr_hist {
 	uint64_t bucket[PCR_HIST_BUCKETS];
 };
 
-/** Bucket index of @p v. */
+/**
+ * Bucket index of @p v: with e the top bit of v | 16 (4 below 16), the
+ * bucket is (e - 4) * 16 plus v's top 5 bits (v itself below 16), which
+ * is 16 + the sub-bucket from 16 on. No branch.
+ */
 static inline unsigned int
 pcr_hist_index(uint64_t v)
 {
-	unsigned int e;
+	unsigned int sh = 63u - PCR_HIST_SUB_BITS -
+			  (unsigned int)__builtin_clzll(v | PCR_HIST_SUB);
 
-	if (v < PCR_HIST_SUB)
-		return (unsigned int)v;
-	e = 63u - (unsigned int)__builtin_clzll(v); /* >= PCR_HIST_SUB_BITS */
-	return (e - PCR_HIST_SUB_BITS + 1) * PCR_HIST_SUB +
-	       (unsigned int)((v >> (e - PCR_HIST_SUB_BITS)) &
-			      (PCR_HIST_SUB - 1));
+	return (sh << PCR_HIST_SUB_BITS) + (unsigned int)(v >> sh);
 }
 
 /** Add one value. */
@@ -64,6 +64,68 @@ pcr_hist_add(struct pcr_hist *h, uint64_t v)
 	h->sum += v;
 	if (v > h->max)
 		h->max = v;
+}
+
+/**
+ * A burst's values on their way into a histogram: the count, sum and max
+ * in registers, and the bucket of the last value kept open, so that a
+ * value falling into it (a burst's packets leave within a bucket's width
+ * of each other) costs a subtraction, a compare and an increment.
+ * pcr_hist_burst_end() adds it all; the histogram then holds exactly what
+ * pcr_hist_add() of each value would have made it.
+ */
+struct pcr_hist_burst {
+	uint64_t lo;      /**< the open bucket's smallest value */
+	uint64_t width;   /**< its width (0: none open yet) */
+	uint64_t n;       /**< values in it */
+	unsigned int idx; /**< its index */
+	uint64_t closed;  /**< values in buckets closed before it */
+	uint64_t sum, max;
+};
+
+static inline void
+pcr_hist_burst_begin(struct pcr_hist_burst *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+/** Close the open bucket into @p h and open the one of @p v. */
+static inline void
+pcr_hist_burst_open_(struct pcr_hist *h, struct pcr_hist_burst *b,
+		     uint64_t v)
+{
+	/* pcr_hist_index()'s shift: the bucket's width, as a power of 2 */
+	unsigned int sh = 63u - PCR_HIST_SUB_BITS -
+			  (unsigned int)__builtin_clzll(v | PCR_HIST_SUB);
+
+	h->bucket[b->idx] += b->n;
+	b->closed += b->n;
+	b->n = 0;
+	b->idx = (sh << PCR_HIST_SUB_BITS) + (unsigned int)(v >> sh);
+	b->lo = v >> sh << sh;
+	b->width = UINT64_C(1) << sh;
+}
+
+/** Add one value to the burst @p b of @p h. */
+static inline void
+pcr_hist_burst_add(struct pcr_hist *h, struct pcr_hist_burst *b, uint64_t v)
+{
+	if (__builtin_expect(v - b->lo >= b->width, 0))
+		pcr_hist_burst_open_(h, b, v);
+	b->n++;
+	b->sum += v;
+	b->max = v > b->max ? v : b->max;
+}
+
+/** Add what the burst @p b holds to @p h. */
+static inline void
+pcr_hist_burst_end(struct pcr_hist *h, const struct pcr_hist_burst *b)
+{
+	h->bucket[b->idx] += b->n;
+	h->count += b->closed + b->n;
+	h->sum += b->sum;
+	if (b->max > h->max)
+		h->max = b->max;
 }
 
 static inline void

@@ -144,6 +144,17 @@ pcr_fine(uint64_t tsc, uint64_t epoch_tsc)
 	return (tsc - epoch_tsc) << PCR_FINE_SHIFT;
 }
 
+/**
+ * Fine time @p t (at or after @p now) as TSC, rounded up: never earlier
+ * than @p t. @p now is the fine time of TSC @p now_tsc.
+ */
+static inline uint64_t
+pcr_fine_tsc(uint64_t t, uint64_t now, uint64_t now_tsc)
+{
+	return now_tsc +
+	       ((t - now + (1u << PCR_FINE_SHIFT) - 1) >> PCR_FINE_SHIFT);
+}
+
 /** a later than b, wrap-safe. */
 static inline bool
 pcr_fine_after(uint64_t a, uint64_t b)
