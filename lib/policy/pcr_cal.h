@@ -488,15 +488,54 @@ pcr_cal_round_(uint64_t t)
 }
 
 /*
- * pcr_cal_place()'s common case, one level and one writer: the bucket a
- * search starts at (the hint, or the one holding @p lo rounded up less
- * the credit) takes the whole packet. That is the answer pcr_cal_find_()
- * gives (the first bucket with room that takes it, no carry) with one
- * load and one store and no loop; the hint stays where it is (it already
- * points at this bucket, or the search started past it). @return false
- * where the bucket is full or the packet would overdraw it, or the
- * departure passes @p limit or the reach: the general search then
- * decides.
+ * What pcr_cal_try_() reads of a level and the time, read once for a run
+ * of tries (locals, so that the stores of a run do not make the compiler
+ * read them again).
+ */
+struct pcr_cal_terms {
+	uint64_t hint;   /* the calendar's hint */
+	uint64_t credit; /* the level's credit (pcr_cal_level) */
+	uint64_t gone;   /* now less the credit: where the floor starts */
+	uint64_t now;
+	int64_t ahead;   /* how far past now a departure may be */
+	uint32_t shift;  /* the calendar's bucket width, log2 */
+};
+
+/* How far past @p now a departure may be: to @p limit, the reach at most. */
+static inline int64_t
+pcr_cal_ahead_(const struct pcr_cal *c, uint64_t now, uint64_t limit)
+{
+	int64_t ahead = (int64_t)(limit - now);
+
+	return ahead > (int64_t)c->reach ? (int64_t)c->reach : ahead;
+}
+
+/* The terms of calendar @p c for a level of @p credit at @p now, by @p limit. */
+static inline void
+pcr_cal_terms_(struct pcr_cal_terms *tm, const struct pcr_cal *c,
+	       uint64_t credit, uint64_t now, uint64_t limit)
+{
+	tm->hint = __atomic_load_n(&c->hint, __ATOMIC_RELAXED);
+	tm->credit = credit;
+	tm->gone = now - credit;
+	tm->now = now;
+	tm->ahead = pcr_cal_ahead_(c, now, limit);
+	tm->shift = c->shift;
+}
+
+/*
+ * One bucket's try for a packet of @p cost at or after fine time @p lo,
+ * with the terms @p tm: the bucket a search starts at (the hint, or the
+ * one holding @p lo rounded up less the level's credit) takes the whole
+ * packet. That is the
+ * answer pcr_cal_find_() gives (the first bucket with room that takes it,
+ * no carry) with one load and one store and no loop; the hint stays where
+ * it is (it already points at this bucket, or the search started past
+ * it). @return false, nothing
+ * charged, where the bucket is full or the packet would overdraw it, or
+ * the departure is too far (the general search then decides), or, with
+ * !@p one_writer, another lcore changed the bucket first (its charge is a
+ * compare-and-swap); else the bucket in *@p at, the departure in *@p dep.
  *
  * Two branches that are predicted the same way packet after packet are
  * kept branches (an empty asm in the rare arm stops the compiler turning
@@ -505,22 +544,15 @@ pcr_cal_round_(uint64_t t)
  * ahead of now, so its unreserved time is not gone (no floor).
  */
 static inline __attribute__((always_inline)) bool
-pcr_cal_place_one_(struct pcr_cal_level *lv, uint64_t now, uint64_t lo,
-		   uint64_t limit, uint64_t *dep)
+pcr_cal_try_(struct pcr_cal *c, const struct pcr_cal_terms *tm,
+	     uint64_t cost, uint64_t lo, bool one_writer, uint64_t *at,
+	     uint64_t *dep)
 {
-	struct pcr_cal *c = lv->cal;
-	const uint32_t shift = c->shift;
+	const uint32_t shift = tm->shift;
 	const uint64_t width = UINT64_C(1) << shift;
 	uint64_t t = pcr_cal_round_(lo);
-	uint64_t abs = __atomic_load_n(&c->hint, __ATOMIC_RELAXED);
-	uint64_t from = (t - lv->credit) >> shift;
-	uint64_t gone = now - lv->credit;
-	int64_t ahead = (int64_t)(limit - now); /* how far past now it may
-						 * leave, the reach at most */
-	uint64_t start, tag, f, nf;
-
-	if (ahead > (int64_t)c->reach)
-		ahead = (int64_t)c->reach;
+	uint64_t abs = tm->hint, from = (t - tm->credit) >> shift;
+	uint64_t start, tag, w, f, nf;
 
 	if (__builtin_expect((int64_t)((abs - from) << shift) < 0, 0)) {
 		abs = from;
@@ -529,27 +561,49 @@ pcr_cal_place_one_(struct pcr_cal_level *lv, uint64_t now, uint64_t lo,
 	start = abs << shift;
 	tag = pcr_cal_tag_(c, abs);
 	/* the fill, 0 for another lap's word (its tag bits differ) */
-	f = pcr_cal_load_(c, abs) ^ tag;
+	w = pcr_cal_load_(c, abs);
+	f = w ^ tag;
 	if (f > PCR_CAL_FILL_MASK)
 		f = 0;
-	if (__builtin_expect((int64_t)(gone - start) > 0, 0)) {
-		uint64_t floor = pcr_cal_floor_(c, start, gone);
+	if (__builtin_expect((int64_t)(tm->gone - start) > 0, 0)) {
+		uint64_t floor = pcr_cal_floor_(c, start, tm->gone);
 
 		if (f < floor)
 			f = floor;
 		__asm__ volatile("" : "+r"(f));
 	}
-	nf = f + lv->cost;
+	nf = f + cost;
 	if (nf > width)
 		return false;
 	if ((int64_t)(start + f - t) > 0)
 		t = pcr_cal_round_(start + f);
-	if ((int64_t)(t - now) > ahead)
+	if ((int64_t)(t - tm->now) > tm->ahead)
 		return false;
-	__atomic_store_n(pcr_cal_slot_(c, abs), tag | nf, __ATOMIC_RELAXED);
-	lv->at = abs;
+	if (one_writer)
+		__atomic_store_n(pcr_cal_slot_(c, abs), tag | nf,
+				 __ATOMIC_RELAXED);
+	else if (!__atomic_compare_exchange_n(pcr_cal_slot_(c, abs), &w,
+					      tag | nf, false,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED))
+		return false;
+	*at = abs;
 	*dep = t;
 	return true;
+}
+
+/*
+ * pcr_cal_place()'s common case, one level and one writer: pcr_cal_try_()
+ * from the hint, the departure by @p limit.
+ */
+static inline __attribute__((always_inline)) bool
+pcr_cal_place_one_(struct pcr_cal_level *lv, uint64_t now, uint64_t lo,
+		   uint64_t limit, uint64_t *dep)
+{
+	struct pcr_cal_terms tm;
+
+	pcr_cal_terms_(&tm, lv->cal, lv->credit, now, limit);
+	return pcr_cal_try_(lv->cal, &tm, lv->cost, lo, true, &lv->at, dep);
 }
 
 /* ------------------------------------------------------------------ */

@@ -178,7 +178,7 @@ pcr_stamp(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
  * and a packet is its flow's bound, one bucket's load and store (a
  * compare-and-swap where other lcores place too), and the flow's update.
  * The run stops at the first packet those calls would not place at once
- * in the first bucket from the calendar's hint (pcr_cal_place_one_()):
+ * in the first bucket from the calendar's hint (pcr_cal_try_()):
  * one that would wait, be refused or capped at the limit, or need the
  * calendar's search (a full bucket, an overdraft), or whose bucket
  * another lcore changed under it. That packet and the rest are left as
@@ -208,10 +208,9 @@ pcr_stamp_run(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 	      struct pcr_stamp_undo *undo, bool one_writer)
 {
 	const bool flow_rate = !pcr_rate_unlimited(fr);
-	uint64_t by = limit, credit = 0, gone = 0, hint = 0, width = 0;
+	uint64_t by = limit;
 	uint64_t empty = f->empty, last = f->last_dep;
-	int64_t ahead = 0;
-	uint32_t shift = 0;
+	struct pcr_cal_terms tm = { 0 };
 	unsigned int i;
 
 	/* pcr_stamp_lead(): a lead ends the search at now + lead, unless that
@@ -219,15 +218,9 @@ pcr_stamp_run(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 	if (cal != NULL) {
 		if (lead != 0 && !pcr_fine_after(now + lead, limit))
 			by = now + lead;
-		shift = cal->shift;
-		width = UINT64_C(1) << shift;
-		credit = lr->burst < cal->back ? lr->burst : cal->back;
-		gone = now - credit;
-		hint = __atomic_load_n(&cal->hint, __ATOMIC_RELAXED);
-		/* pcr_cal_place_one_()'s reach: by, the calendar's at most */
-		ahead = (int64_t)(by - now);
-		if (ahead > (int64_t)cal->reach)
-			ahead = (int64_t)cal->reach;
+		pcr_cal_terms_(&tm, cal,
+			       lr->burst < cal->back ? lr->burst : cal->back,
+			       now, by);
 	}
 	for (i = 0; i < k; i++) {
 		uint64_t lo = now, c = 0, t;
@@ -245,45 +238,15 @@ pcr_stamp_run(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 			/* pcr_cal_place_one_(); a lone writer reads the hint
 			 * once: only it moves the hint, and a placement in
 			 * the hint's bucket does not */
-			uint64_t cost = pcr_rate_cost(lr, bytes[i]);
-			uint64_t abs, start, tag, w, fl, nf;
-			uint64_t from;
+			uint64_t cost = pcr_rate_cost(lr, bytes[i]), abs;
 
 			if (!one_writer)
-				hint = __atomic_load_n(&cal->hint,
-						       __ATOMIC_RELAXED);
-			abs = hint;
-			t = pcr_cal_round_(lo);
-			from = (t - credit) >> shift;
-			if ((int64_t)((abs - from) << shift) < 0)
-				abs = from;
-			start = abs << shift;
-			tag = pcr_cal_tag_(cal, abs);
-			w = pcr_cal_load_(cal, abs);
-			fl = w ^ tag;
-			if (fl > PCR_CAL_FILL_MASK)
-				fl = 0;
-			if ((int64_t)(gone - start) > 0) {
-				uint64_t floor = pcr_cal_floor_(cal, start, gone);
-
-				if (fl < floor)
-					fl = floor;
-			}
-			nf = fl + cost;
-			if (nf > width)
-				break;
-			if ((int64_t)(start + fl - t) > 0)
-				t = pcr_cal_round_(start + fl);
-			if ((int64_t)(t - now) > ahead)
-				break;
-			if (one_writer)
-				__atomic_store_n(pcr_cal_slot_(cal, abs),
-						 tag | nf, __ATOMIC_RELAXED);
-			else if (!__atomic_compare_exchange_n(
-					 pcr_cal_slot_(cal, abs), &w, tag | nf,
-					 false, __ATOMIC_RELAXED,
-					 __ATOMIC_RELAXED))
-				break; /* another lcore placed there */
+				tm.hint = __atomic_load_n(&cal->hint,
+							  __ATOMIC_RELAXED);
+			if (!pcr_cal_try_(cal, &tm, cost, lo, one_writer, &abs,
+					  &t))
+				break; /* full, too far, or another lcore
+					* placed there first */
 			lv[i * stride].cal = cal;
 			lv[i * stride].cost = cost;
 			lv[i * stride].at = abs;
