@@ -207,13 +207,16 @@ source "$top/tools/clock.sh"
 # OUT.pcap: also write FILE's frames with the times the fit judged (scaled
 # by SCALE, the stalls closed), in FILE's format, so a per-flow figure
 # (pacer-pcapstat --time-scale 1 OUT.pcap) is judged on the same timeline.
+# SPREAD_NS (0): how far behind a uniform line the schedule itself may put
+# a frame that is on time, added to the 50 us (see ls_check).
 ls_rate() {
-    python3 - "$1" "${2:-1}" "${3:-0}" "${4:-}" <<'PY'
+    python3 - "$1" "${2:-1}" "${3:-0}" "${4:-}" "${5:-0}" <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 scale = float(sys.argv[2])
 stall = float(sys.argv[3])
 out = sys.argv[4]
+behind_max = 50000 + float(sys.argv[5])
 recs = []
 magic = struct.unpack("<I", b[:4])[0]
 e = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
@@ -242,7 +245,7 @@ def fit(ys):
         mx = sum(xs[i] for i in keep) / n
         my = sum(ys[i] for i in keep) / n
         slope = sum((xs[i] - mx) * (ys[i] - my) for i in keep) / sum((xs[i] - mx) ** 2 for i in keep)
-        nk = [i for i in range(len(xs)) if ys[i] - (my + slope * (xs[i] - mx)) < 50000]
+        nk = [i for i in range(len(xs)) if ys[i] - (my + slope * (xs[i] - mx)) < behind_max]
         if nk == keep:
             break
         keep = nk
@@ -274,7 +277,7 @@ if stall > 0:
         if closed >= stall:
             break
         behind = lambda j: ys[j] - ys[i - 1] - sl * (xs[j] - xs[i - 1])
-        if behind(i) <= 50000:
+        if behind(i) <= behind_max:
             continue
         step = min(behind(j) for j in range(i, min(i + W, len(xs))))
         step = min(step, stall - closed)
@@ -315,7 +318,8 @@ stage_stall_ns() {
     python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ports"][int(sys.argv[2])].get("stage_stall_ns", 0))' "$1" "$2"
 }
 
-# ls_check WHAT FILE.pcap SCALE STATS.json PORT WANT FRACTION [EXTRA]: the
+# ls_check WHAT FILE.pcap SCALE STATS.json PORT WANT FRACTION [EXTRA
+#          [SPREAD_NS]]: the
 # rate of FILE by ls_rate (times SCALE since the first frame; empty: the
 # net_pcap scale from STATS, see pcap_scale) within FRACTION of WANT
 # bit/s, and the frames ls_rate left out (more than 50 us behind its fit)
@@ -335,26 +339,34 @@ stage_stall_ns() {
 # closed) to FILE less .pcap plus .closed.pcap: per-flow figures taken
 # from that (pacer-pcapstat --time-scale 1) do not count a stall of
 # pacer's staging, which moved every flow's schedule, against the flow.
+# SPREAD_NS (0): where the schedule itself is not a uniform line, how far
+# behind one an on-time frame may be, added to the 50 us. Flows each
+# paced at their own rate, the rates adding up to the port's (so the port
+# never binds), leave at their own phases: their sum lags a uniform line
+# by up to one frame period of a flow (n flows, each at most one frame
+# behind its own uniform line, each frame a 1/n of the sum's period).
 ls_check() {
     local what=$1 r
     local stall
     stall=$(stage_stall_ns "$4" "$5")
-    r=$(ls_rate "$2" "${3:-$(pcap_scale "$4")}" "$stall" "${2%.pcap}.closed.pcap") ||
+    r=$(ls_rate "$2" "${3:-$(pcap_scale "$4")}" "$stall" "${2%.pcap}.closed.pcap" \
+            "${9:-0}") ||
         fail "$what: ls_rate $2 failed"
     read -r ls_bps ls_out ls_n ls_closed <<<"$r"
-    r=$(python3 - "$what" "$4" "$5" "${8:-0}" "$ls_bps" "$ls_out" "$ls_n" "$6" "$7" "$ls_closed" "$stall" <<'PY'
+    r=$(python3 - "$what" "$4" "$5" "${8:-0}" "$ls_bps" "$ls_out" "$ls_n" "$6" "$7" "$ls_closed" "$stall" "${9:-0}" <<'PY'
 import json, sys
 what, st, port, extra = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 bps, out, n = float(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
 want, frac = float(sys.argv[8]), float(sys.argv[9])
 closed, stall = float(sys.argv[10]), float(sys.argv[11])
+spread = float(sys.argv[12])
 ps = json.load(open(st))["ports"][port]
 stalls = ps.get("stage_stalls", 0)
 allowed = ps["late"] + stalls + extra
 print(allowed)
-print("ls_rate: %s: %.1f bit/s (want %g +- %g %%); left out %d of %d frames (> 50 us "
+print("ls_rate: %s: %.1f bit/s (want %g +- %g %%); left out %d of %d frames (> %.0f us "
       "behind the fit), allowed %d (pacer's late count on port %d%s%s)%s"
-      % (what, bps, want, frac * 100, out, n, allowed, port,
+      % (what, bps, want, frac * 100, out, n, 50 + spread / 1e3, allowed, port,
          " + %d stalls" % stalls if stalls else "", " + %d" % extra if extra else "",
          "; closed %.2f ms of gaps, pacer's staging unserved %.2f ms beyond its lead"
          % (closed / 1e6, stall / 1e6) if stall else ""))
