@@ -644,6 +644,75 @@ test_spill(void **state)
 	wheel_finish(w);
 }
 
+/*
+ * The direct path: due packets taken from the inbox in tick order, with
+ * nothing due in the levels, leave without a slot (counted direct), late
+ * ones too; out of order, or with a due packet in a slot, they take the
+ * slots, which put them in tick order. The output is the same either way.
+ */
+static void
+test_direct(void **state)
+{
+	struct pcr_wheel_params p;
+	struct pcr_wheel *w;
+	struct pcr_wheel_stats s;
+	uint64_t t0 = 1000, now = t0 + 10 * G_TSC;
+	uint32_t ids[16];
+	unsigned int i;
+
+	(void)state;
+	params_init(&p, t0);
+	w = pcr_wheel_create(&p);
+	assert_non_null(w);
+
+	/* in order, all due: straight out */
+	for (i = 0; i < 4; i++)
+		enqueue_one(w, i, t0 + (1 + i) * G_TSC);
+	assert_int_equal(drain_at(w, now, ids, 16), 4);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(ids[i], i);
+	pcr_wheel_stats_get(w, &s);
+	assert_int_equal(s.direct, 4);
+	assert_int_equal(s.late, 0);
+
+	/* out of order: the slots sort them, FIFO within a tick */
+	enqueue_one(w, 10, now + 5 * G_TSC);
+	enqueue_one(w, 11, now + 2 * G_TSC);
+	enqueue_one(w, 12, now + 2 * G_TSC + 1);
+	now += 10 * G_TSC;
+	assert_int_equal(drain_at(w, now, ids, 16), 3);
+	assert_int_equal(ids[0], 11);
+	assert_int_equal(ids[1], 12);
+	assert_int_equal(ids[2], 10);
+	pcr_wheel_stats_get(w, &s);
+	assert_int_equal(s.direct, 4);
+
+	/* one in a slot, due by the next drain: an earlier one from the
+	 * inbox takes a slot too, and leaves first */
+	enqueue_one(w, 20, now + 5 * G_TSC);
+	assert_int_equal(drain_at(w, now, NULL, 0), 0);
+	enqueue_one(w, 21, now + 2 * G_TSC);
+	now += 10 * G_TSC;
+	assert_int_equal(drain_at(w, now, ids, 16), 2);
+	assert_int_equal(ids[0], 21);
+	assert_int_equal(ids[1], 20);
+	pcr_wheel_stats_get(w, &s);
+	assert_int_equal(s.direct, 4);
+
+	/* late ones first, in order: straight out, counted late */
+	enqueue_one(w, 30, now - 5 * G_TSC);
+	enqueue_one(w, 31, now - 4 * G_TSC);
+	enqueue_one(w, 32, now);
+	assert_int_equal(drain_at(w, now + 2 * G_TSC, ids, 16), 3);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(ids[i], 30 + i);
+	pcr_wheel_stats_get(w, &s);
+	assert_int_equal(s.direct, 7);
+	assert_int_equal(s.late, 2);
+	assert_int_equal(s.dequeued, 4 + 3 + 2 + 3);
+	wheel_finish(w);
+}
+
 /* A cascade into a full level-0 slot spills too. */
 static void
 test_spill_on_cascade(void **state)
@@ -1450,6 +1519,7 @@ main(void)
 		cmocka_unit_test_setup(test_horizon_set, test_setup),
 		cmocka_unit_test_setup(test_spill, test_setup),
 		cmocka_unit_test_setup(test_spill_on_cascade, test_setup),
+		cmocka_unit_test_setup(test_direct, test_setup),
 		cmocka_unit_test_setup(test_nomem, test_setup),
 		cmocka_unit_test_setup(test_refused, test_setup),
 		cmocka_unit_test_setup(test_dynfield, test_setup),
