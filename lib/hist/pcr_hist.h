@@ -41,16 +41,26 @@ struct pcr_hist {
 	uint64_t bucket[PCR_HIST_BUCKETS];
 };
 
+/*
+ * e - 4, with e the top bit of @p v | 16 (4 below 16): log2 of the width of
+ * v's bucket.
+ */
+static inline unsigned int
+pcr_hist_shift_(uint64_t v)
+{
+	return 63u - PCR_HIST_SUB_BITS -
+	       (unsigned int)__builtin_clzll(v | PCR_HIST_SUB);
+}
+
 /**
- * Bucket index of @p v: with e the top bit of v | 16 (4 below 16), the
- * bucket is (e - 4) * 16 plus v's top 5 bits (v itself below 16), which
- * is 16 + the sub-bucket from 16 on. No branch.
+ * Bucket index of @p v: (e - 4) * 16 plus v's top 5 bits (v itself below
+ * 16), which is 16 + the sub-bucket from 16 on (pcr_hist_shift_()). No
+ * branch.
  */
 static inline unsigned int
 pcr_hist_index(uint64_t v)
 {
-	unsigned int sh = 63u - PCR_HIST_SUB_BITS -
-			  (unsigned int)__builtin_clzll(v | PCR_HIST_SUB);
+	unsigned int sh = pcr_hist_shift_(v);
 
 	return (sh << PCR_HIST_SUB_BITS) + (unsigned int)(v >> sh);
 }
@@ -94,14 +104,13 @@ static inline void
 pcr_hist_burst_open_(struct pcr_hist *h, struct pcr_hist_burst *b,
 		     uint64_t v)
 {
-	/* pcr_hist_index()'s shift: the bucket's width, as a power of 2 */
-	unsigned int sh = 63u - PCR_HIST_SUB_BITS -
-			  (unsigned int)__builtin_clzll(v | PCR_HIST_SUB);
+	/* the bucket's width, as a power of 2 */
+	unsigned int sh = pcr_hist_shift_(v);
 
 	h->bucket[b->idx] += b->n;
 	b->closed += b->n;
 	b->n = 0;
-	b->idx = (sh << PCR_HIST_SUB_BITS) + (unsigned int)(v >> sh);
+	b->idx = pcr_hist_index(v);
 	b->lo = v >> sh << sh;
 	b->width = UINT64_C(1) << sh;
 }
