@@ -82,6 +82,37 @@ flow_q_sub(bool one_writer, struct pcr_flow *f, uint64_t q)
 		__atomic_fetch_sub(&f->queued, q, __ATOMIC_RELEASE);
 }
 
+/*
+ * Request @p r of the snapshot handshake: acknowledge it and wait for its
+ * release. Unclaimed after PCR_SYNC_PARK_US (the control lcore, or
+ * another worker it waits for, is kept from its CPU), go on, marked as
+ * left: that try fails and the control lcore makes another. Claimed, wait
+ * for the release: the control lcore is reading the counters, a few
+ * microseconds. Waiting yields now and then, so a control lcore that
+ * shares this CPU gets it (where nothing else wants the CPU, the yield
+ * returns at once).
+ */
+static void __rte_noinline __rte_cold
+sync_park(struct pcr_lcore *lc, uint32_t r)
+{
+	const uint64_t until = rte_rdtsc() + lc->dp->sync_park_tsc;
+	unsigned int spins = 0;
+
+	lc->sync_seen = r;
+	__atomic_store_n(&lc->sync_ack, r, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&lc->dp->sync_rel, __ATOMIC_ACQUIRE) != r) {
+		uint32_t want = r;
+
+		if (rte_rdtsc() > until &&
+		    __atomic_compare_exchange_n(&lc->sync_ack, &want,
+						r + PCR_SYNC_LEFT, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return;
+		pcr_sync_wait(&spins);
+	}
+}
+
 /* The snapshot handshake (pcr_stats_snapshot()), at the top of every
  * loop iteration: nothing is held across it. */
 static inline void
@@ -91,10 +122,7 @@ sync_point(struct pcr_lcore *lc)
 
 	if (likely(r == lc->sync_seen))
 		return;
-	lc->sync_seen = r;
-	__atomic_store_n(&lc->sync_ack, r, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&lc->dp->sync_rel, __ATOMIC_ACQUIRE) != r)
-		rte_pause();
+	sync_park(lc, r);
 }
 
 /*

@@ -20,6 +20,7 @@
  */
 
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,6 +29,7 @@
 #include <rte_hash.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_pause.h>
 #include <rte_mempool.h>
 #include <rte_rcu_qsbr.h>
 
@@ -51,6 +53,20 @@
  * hundred; longer, the lcore was kept from its CPU (preempted, throttled,
  * interrupts) or stuck in a PMD's system call */
 #define PCR_STALL_US 1000
+/* The longest a worker waits, at a snapshot's handshake, for the control
+ * lcore to claim it (pcr_stats_snapshot()): a snapshot normally takes a few
+ * microseconds; a control lcore kept from its CPU (one it shares with a
+ * busy-polling RX lcore: two scheduler slices, 7-11 ms measured) must not
+ * hold the departures that long. The worker goes on and that try fails. */
+#define PCR_SYNC_PARK_US 200
+/* a request's number is a multiple of PCR_SYNC_STEP; a worker's sync_ack
+ * adds what became of it */
+#define PCR_SYNC_STEP 4u
+#define PCR_SYNC_LEFT 1u
+#define PCR_SYNC_CLAIMED 2u
+/* tries of one snapshot before it reads the counters as they run (not
+ * consistent); each failed one held a worker PCR_SYNC_PARK_US at most */
+#define PCR_SYNC_TRIES 8
 /* bursts one TX pass may send per port while they come out full */
 #ifndef PCR_TX_CATCHUP
 #define PCR_TX_CATCHUP 8
@@ -636,7 +652,9 @@ struct pcr_lcore {
 	uint32_t staged_ports;   /**< bit per egress port it holds packets for */
 	/* read by the other RX lcores: one line per port's word pair */
 	struct pcr_stage_pub pub[PCR_MAX_PORTS] __rte_cache_aligned;
-	/* control handshake */
+	/* control handshake (pcr_stats_snapshot()): the last request seen;
+	 * that request's number, PCR_SYNC_LEFT or PCR_SYNC_CLAIMED added once
+	 * it left unclaimed or the control lcore claimed it */
 	uint32_t sync_seen;
 	uint32_t sync_ack;
 	bool running;
@@ -679,6 +697,7 @@ struct pcr_dp {
 	uint64_t flow_idle_ms;     /**< --flow-idle */
 	uint64_t stage_lead_tsc; /**< --stage-lead in TSC cycles, 0 = off */
 	uint64_t stall_tsc;      /**< PCR_STALL_US in TSC cycles */
+	uint64_t sync_park_tsc;  /**< PCR_SYNC_PARK_US in TSC cycles */
 	uint64_t guard_tsc;      /**< --order-guard in TSC cycles, 0 = off */
 	uint32_t txn_idle_coarse; /**< PCR_TXN_IDLE_US, pcr_coarse() units */
 	uint8_t guard_frames;    /**< --order-guard-frames */
@@ -690,8 +709,8 @@ struct pcr_dp {
 	struct pcr_rank_table rank[PCR_MAX_CLASSES];
 	bool forwarding;         /**< RX lcores poll (start/stop), atomic */
 	uint32_t state;          /**< enum pcr_state, atomic */
-	uint32_t sync_req;       /**< snapshot handshake (control writes) */
-	uint32_t sync_rel;
+	uint32_t sync_req;       /**< snapshot handshake (control writes): */
+	uint32_t sync_rel;       /**< requests go by PCR_SYNC_STEP */
 };
 
 /** The whole appliance. */
@@ -833,6 +852,11 @@ struct pcr_lcore_snap {
 struct pcr_snapshot {
 	uint64_t tsc;
 	bool consistent;
+	/** over the run so far: handshake tries that failed (a worker left
+	 *  unclaimed, PCR_SYNC_PARK_US) and were made again; snapshots read
+	 *  as the workers ran (not consistent) */
+	uint64_t sync_retries;
+	uint64_t sync_inconsistent;
 	unsigned int n_lcores;
 	struct pcr_lcore_snap lcore[RTE_MAX_LCORE];
 	struct pcr_port_snap port[PCR_MAX_PORTS];
@@ -860,6 +884,18 @@ static inline uint64_t
 pcr_counter_value(const struct pcr_counter *c, const struct pcr_port_snap *ps)
 {
 	return *(const uint64_t *)((const char *)ps + c->off);
+}
+
+/** Waiting at the snapshot handshake, either side: spin, and now and then
+ *  yield, so a thread that shares this CPU (a control lcore, a worker) gets
+ *  it; where none does the yield returns at once. */
+static inline void
+pcr_sync_wait(unsigned int *spins)
+{
+	if (++*spins % 64 == 0)
+		sched_yield();
+	else
+		rte_pause();
 }
 
 /** Take a consistent snapshot (workers paused between bursts) or, with

@@ -490,6 +490,7 @@ pcr_stage_setup(struct pcr_app *a)
 
 	a->dp.stage_lead_tsc = pcr_clock_ns_to_cycles(a->cfg.stage_lead_us * 1000);
 	a->dp.stall_tsc = pcr_clock_ns_to_cycles(PCR_STALL_US * 1000);
+	a->dp.sync_park_tsc = pcr_clock_ns_to_cycles(PCR_SYNC_PARK_US * 1000);
 	a->dp.guard_tsc = pcr_clock_ns_to_cycles(a->cfg.guard_ms * 1000000);
 	a->dp.txn_idle_coarse = (uint32_t)(pcr_clock_ns_to_cycles(
 						PCR_TXN_IDLE_US * 1000) >>

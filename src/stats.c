@@ -12,8 +12,12 @@
  * raises sync_req; every worker, at the top of its loop (no packet held in
  * a local array, only in the wheel or the TX pending buffer, both
  * counted), acknowledges and waits for sync_rel. With all of them
- * parked, the counters are read and the workers released: a pause of a few
- * microseconds per snapshot. Nothing else happens in that window: the
+ * acknowledged, the control lcore claims each (sync_try()), the counters
+ * are read and the workers released: a pause of a few microseconds per
+ * snapshot. A worker unclaimed after PCR_SYNC_PARK_US goes on (the
+ * control lcore lost its CPU: it must not hold the departures) and that
+ * try fails; the next request tries again (docs/design.md, "Statistics
+ * and conservation"). Nothing else happens in that window: the
  * snapshot (300 KiB) is cleared before it opens (clearing it inside took
  * 26 us, and 1.2-1.4 ms the first time each buffer was touched: page
  * faults, with every departure waiting), and the departure-error
@@ -24,6 +28,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -32,6 +37,7 @@
 #include <rte_pause.h>
 
 #include "pacer.h"
+#include "setup.h"
 
 /* Wheel counters @p add into @p sum (a port's TX queues' wheels). */
 static void
@@ -258,13 +264,102 @@ collect_run_delay(struct pcr_snapshot *s)
 	}
 }
 
+/* The handshake's record over the run (snapshots are taken one at a
+ * time, under pcr_ctl_lock()). */
+static uint64_t sync_retries, sync_inconsistent;
+
+#ifdef PCR_TEST_HOOKS
+/* Test hook (the test build only, as setup.c's):
+ * PACER_TEST_SNAPSHOT_STALL_MS=MS (1..1000): the first try of every
+ * snapshot's handshake sleeps MS after its request, as a control lcore
+ * kept from its CPU would. */
+static void
+test_snapshot_hook(void)
+{
+	static long ms = -1;
+
+	if (ms < 0) {
+		const char *v = getenv("PACER_TEST_SNAPSHOT_STALL_MS");
+		char *end;
+
+		ms = 0;
+		if (v != NULL) {
+			errno = 0;
+			ms = strtol(v, &end, 10);
+			if (errno != 0 || end == v || *end != '\0' || ms < 1 ||
+			    ms > 1000)
+				pcr_fatal("PACER_TEST_SNAPSHOT_STALL_MS '%s': not a time in 1..1000 ms",
+					  v);
+			PCR_LOG(NOTICE, "test hook: the first try of every snapshot's handshake sleeps %ld ms",
+				ms);
+		}
+	}
+	if (ms != 0)
+		rte_delay_us_sleep((unsigned int)ms * 1000);
+}
+#else
+static inline void
+test_snapshot_hook(void)
+{
+}
+#endif
+
+/* What became of one try of the handshake (sync_try()). */
+enum sync_result {
+	SYNC_CLAIMED, /* every running worker, parked until the release */
+	SYNC_LEFT,    /* one left unclaimed: it waited PCR_SYNC_PARK_US */
+	SYNC_TIMEOUT, /* one did not acknowledge within 100 ms */
+};
+
+/*
+ * One try of the handshake, request @p r: every running worker's
+ * acknowledgement, then each one claimed (it waits for the release from
+ * then on). The caller releases @p r whatever the result.
+ */
+static enum sync_result
+sync_try(uint32_t r)
+{
+	const uint64_t deadline = rte_rdtsc() + pcr_app.tsc_hz / 10;
+	unsigned int l, spins = 0;
+
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		struct pcr_lcore *lc = pcr_app.lcores[l];
+		uint32_t a;
+
+		if (lc == NULL)
+			continue;
+		while ((a = __atomic_load_n(&lc->sync_ack, __ATOMIC_ACQUIRE)) != r &&
+		       __atomic_load_n(&lc->running, __ATOMIC_ACQUIRE)) {
+			if (a == r + PCR_SYNC_LEFT)
+				return SYNC_LEFT;
+			if (rte_rdtsc() > deadline)
+				return SYNC_TIMEOUT;
+			pcr_sync_wait(&spins);
+		}
+	}
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		struct pcr_lcore *lc = pcr_app.lcores[l];
+		uint32_t want = r;
+
+		/* one that is not running never acknowledged: nothing to
+		 * claim */
+		if (lc != NULL &&
+		    !__atomic_compare_exchange_n(&lc->sync_ack, &want,
+						 r + PCR_SYNC_CLAIMED, false,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE) &&
+		    want == r + PCR_SYNC_LEFT)
+			return SYNC_LEFT;
+	}
+	return SYNC_CLAIMED;
+}
+
 void
 pcr_stats_snapshot(struct pcr_snapshot *s)
 {
-	uint64_t deadline;
+	unsigned int tries;
 	uint32_t r;
-	unsigned int l;
-	bool all = true;
+	bool all;
 
 	memset(s, 0, sizeof(*s));
 	if (!workers_running()) {
@@ -272,27 +367,37 @@ pcr_stats_snapshot(struct pcr_snapshot *s)
 		collect_hist(s);
 		collect_run_delay(s);
 		s->consistent = true;
+		s->sync_retries = sync_retries;
+		s->sync_inconsistent = sync_inconsistent;
 		return;
 	}
-	r = __atomic_add_fetch(&pcr_app.dp.sync_req, 1, __ATOMIC_ACQ_REL);
-	deadline = rte_rdtsc() + pcr_app.tsc_hz / 10;
-	for (l = 0; l < RTE_MAX_LCORE; l++) {
-		struct pcr_lcore *lc = pcr_app.lcores[l];
+	for (tries = 1;; tries++) {
+		enum sync_result res;
 
-		if (lc == NULL)
-			continue;
-		while (__atomic_load_n(&lc->sync_ack, __ATOMIC_ACQUIRE) != r &&
-		       __atomic_load_n(&lc->running, __ATOMIC_ACQUIRE)) {
-			if (rte_rdtsc() > deadline) {
-				all = false;
-				break;
-			}
-			rte_pause();
-		}
+		r = __atomic_add_fetch(&pcr_app.dp.sync_req, PCR_SYNC_STEP,
+				       __ATOMIC_ACQ_REL);
+		if (tries == 1)
+			test_snapshot_hook();
+		res = sync_try(r);
+		all = res == SYNC_CLAIMED;
+		/* a worker that does not answer in 100 ms will not answer the
+		 * next try either */
+		if (res != SYNC_LEFT || tries == PCR_SYNC_TRIES)
+			break;
+		/* the claimed ones go on too; then another request */
+		__atomic_store_n(&pcr_app.dp.sync_rel, r, __ATOMIC_RELEASE);
+		sync_retries++;
+	}
+	if (!all) {
+		/* read as they run: counted as not consistent */
+		__atomic_store_n(&pcr_app.dp.sync_rel, r, __ATOMIC_RELEASE);
+		sync_inconsistent++;
 	}
 	collect(s);
 	s->consistent = all;
 	__atomic_store_n(&pcr_app.dp.sync_rel, r, __ATOMIC_RELEASE);
+	s->sync_retries = sync_retries;
+	s->sync_inconsistent = sync_inconsistent;
 	collect_hist(s);
 	collect_run_delay(s);
 }
@@ -686,10 +791,12 @@ pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
 	fprintf(f,
 		",\"slot_ns\":%" PRIu64 ",\"horizon_ms\":%" PRIu64
 		",\"wire_overhead\":%" PRIu64 ",\"burst\":%" PRIu64
-		",\"duration_ns\":%.0f,\"consistent\":%s,",
+		",\"duration_ns\":%.0f,\"consistent\":%s,"
+		"\"snapshot_retries\":%" PRIu64 ",\"snapshot_inconsistent\":%" PRIu64 ",",
 		c->slot_ns, c->horizon_ms, c->wire_overhead,
 		c->burst, ns_of(s->tsc - pcr_app.start_tsc),
-		s->consistent ? "true" : "false");
+		s->consistent ? "true" : "false", s->sync_retries,
+		s->sync_inconsistent);
 	fprintf(f, "\"lcores\":[");
 	for (i = 0; i < s->n_lcores; i++) {
 		const struct pcr_lcore_snap *l = &s->lcore[i];

@@ -99,6 +99,9 @@ stats_extra(struct rte_tel_data *d, const struct pcr_snapshot *s)
 	rte_tel_data_add_dict_u64(d, "tsc_hz_eal", ci.tsc_hz_eal);
 	rte_tel_data_add_dict_int(d, "tsc_ppb", (int)(ci.tsc_ppm * 1000));
 	rte_tel_data_add_dict_u64(d, "consistent", s->consistent);
+	rte_tel_data_add_dict_u64(d, "snapshot_retries", s->sync_retries);
+	rte_tel_data_add_dict_u64(d, "snapshot_inconsistent",
+				  s->sync_inconsistent);
 	rte_tel_data_add_dict_u64(d, "forwarding",
 				  __atomic_load_n(&pcr_app.dp.forwarding, __ATOMIC_ACQUIRE));
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use",

@@ -65,8 +65,12 @@ port_keys = ["name", "peer", "rate_bps", "rx_packets", "rx_bytes", "tx_packets",
 for k in port_keys:
     check(k in stats0, "/pacer/stats,0 lacks %s" % k)
 check(stats["port0"] == stats0, "/pacer/stats port0 differs from /pacer/stats,0")
-for k in ("tsc_hz", "tsc_hz_eal", "tsc_ppb", "consistent", "forwarding", "mbufs_in_use", "mbufs"):
+for k in ("tsc_hz", "tsc_hz_eal", "tsc_ppb", "consistent", "snapshot_retries",
+          "snapshot_inconsistent", "forwarding", "mbufs_in_use", "mbufs"):
     check(k in stats, "/pacer/stats lacks %s" % k)
+# the handshake's record so far: no more than at the exit
+for k in ("snapshot_retries", "snapshot_inconsistent"):
+    check(0 <= stats[k] <= d[k], "%s: telemetry %s, --stats-json %s" % (k, stats[k], d[k]))
 # counters equal the exit statistics
 for k in ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "queued", "late", "early",
           "held_for_order", "offloaded", "tx_retry", "flows_new"):
