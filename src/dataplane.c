@@ -109,7 +109,7 @@ sync_park(struct pcr_lcore *lc, uint32_t r)
 						__ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
 			return;
-		pcr_sync_wait(&spins);
+		pcr_sync_wait(&spins, lc->sync_yield);
 	}
 }
 

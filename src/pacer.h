@@ -657,6 +657,7 @@ struct pcr_lcore {
 	 * it left unclaimed or the control lcore claimed it */
 	uint32_t sync_seen;
 	uint32_t sync_ack;
+	bool sync_yield;         /**< shares a CPU with the main lcore */
 	bool running;
 	bool rx_stopped;
 	bool tx_done;
@@ -722,6 +723,7 @@ struct pcr_app {
 	char **argv;
 	uint64_t tsc_hz;
 	uint64_t start_tsc;
+	rte_cpuset_t worker_cpus; /**< the CPUs the worker lcores may run on */
 	int ts_field;            /**< Tx timestamp dynfield, -1 = none */
 	uint64_t ts_flag;
 	struct rte_mempool *pool;
@@ -886,13 +888,16 @@ pcr_counter_value(const struct pcr_counter *c, const struct pcr_port_snap *ps)
 	return *(const uint64_t *)((const char *)ps + c->off);
 }
 
-/** Waiting at the snapshot handshake, either side: spin, and now and then
- *  yield, so a thread that shares this CPU (a control lcore, a worker) gets
- *  it; where none does the yield returns at once. */
+/** Waiting at the snapshot handshake, either side: spin, and with @p yield
+ *  (the other side may be on this CPU: pcr_lcore.sync_yield, and the
+ *  control thread's own test) yield now and then, so that it gets the CPU
+ *  (where nothing else wants it the yield returns at once). Never yield
+ *  otherwise: to a busy thread of any other kind the CPU goes for a
+ *  scheduler slice. */
 static inline void
-pcr_sync_wait(unsigned int *spins)
+pcr_sync_wait(unsigned int *spins, bool yield)
 {
-	if (++*spins % 64 == 0)
+	if (yield && ++*spins % 64 == 0)
 		sched_yield();
 	else
 		rte_pause();

