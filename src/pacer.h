@@ -724,6 +724,8 @@ struct pcr_app {
 	uint64_t tsc_hz;
 	uint64_t start_tsc;
 	rte_cpuset_t worker_cpus; /**< the CPUs the worker lcores may run on */
+	/** test hook PACER_TEST_SNAPSHOT_STALL_MS (0: off; see setup.c) */
+	unsigned int test_snapshot_stall_ms;
 	int ts_field;            /**< Tx timestamp dynfield, -1 = none */
 	uint64_t ts_flag;
 	struct rte_mempool *pool;

@@ -292,7 +292,31 @@ pcr_assign_lcores(struct pcr_app *a)
  *   stalled consumer would leave it: what arrives meanwhile is placed
  *   relative to the held clock, so with --horizon-policy cap a flood
  *   lands in one known slot (horizon - 1).
+ * And one for the statistics:
+ * - PACER_TEST_SNAPSHOT_STALL_MS=MS (1..1000): the first try of every
+ *   snapshot's handshake sleeps MS after its request, as a control lcore
+ *   kept from its CPU would (pcr_stats_snapshot()).
  */
+/* A test hook's variable @p name, a number in @p lo..@p hi (@p unit);
+ * 0 when it is not set. Anything else ends the run. */
+static unsigned long
+test_env_range(const char *name, unsigned long lo, unsigned long hi,
+	       const char *unit)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long x;
+
+	if (v == NULL)
+		return 0;
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || x < lo || x > hi)
+		pcr_fatal("%s '%s': not a time in %lu..%lu %s", name, v, lo, hi,
+			  unit);
+	return x;
+}
+
 static struct test_tx_hook {
 	uint64_t budget;
 	unsigned int share;
@@ -365,14 +389,10 @@ test_tx_hooks(uint16_t p, uint16_t q)
 		PCR_LOG(NOTICE, "port %u: test hook: accepts %u %% of each burst, none of every fourth",
 			p, h->share);
 	}
-	if ((v = getenv("PACER_TEST_TX_COST_NS")) != NULL) {
-		char *end;
-		unsigned long ns;
+	if (getenv("PACER_TEST_TX_COST_NS") != NULL) {
+		unsigned long ns = test_env_range("PACER_TEST_TX_COST_NS", 1,
+						  1000000, "ns");
 
-		errno = 0;
-		ns = strtoul(v, &end, 10);
-		if (errno != 0 || end == v || *end != '\0' || ns < 1 || ns > 1000000)
-			pcr_fatal("PACER_TEST_TX_COST_NS '%s': not a time in 1..1000000 ns", v);
 		h->cost_tsc = pcr_clock_ns_to_cycles(ns);
 		if (rte_eth_add_tx_callback(p, q, test_tx_cost_cb, h) == NULL)
 			pcr_fatal("port %u: PACER_TEST_TX_COST_NS: no TX callbacks", p);
@@ -383,20 +403,26 @@ test_tx_hooks(uint16_t p, uint16_t q)
 static void
 test_wheel_hook(struct pcr_app *a, struct pcr_txport *tp, uint64_t start_tsc)
 {
-	const char *v = getenv("PACER_TEST_WHEEL_HOLD_MS");
-	char *end;
-	unsigned long ms;
+	unsigned long ms = test_env_range("PACER_TEST_WHEEL_HOLD_MS", 1, 60000,
+					  "ms");
 
-	if (v == NULL)
+	if (ms == 0)
 		return;
-	errno = 0;
-	ms = strtoul(v, &end, 10);
-	if (errno != 0 || end == v || *end != '\0' || ms < 1 || ms > 60000)
-		pcr_fatal("PACER_TEST_WHEEL_HOLD_MS '%s': not a time in 1..60000 ms", v);
 	tp->test_hold_tsc = ms * (a->tsc_hz / 1000);
 	tp->test_hold_at = start_tsc;
 	PCR_LOG(NOTICE, "port %u: test hook: wheel clock held at its start for %lu ms from the first poll",
 		tp->port, ms);
+}
+
+/* PACER_TEST_SNAPSHOT_STALL_MS: see pcr_app.test_snapshot_stall_ms */
+static void
+test_snapshot_hook(struct pcr_app *a)
+{
+	a->test_snapshot_stall_ms = (unsigned int)test_env_range(
+		"PACER_TEST_SNAPSHOT_STALL_MS", 1, 1000, "ms");
+	if (a->test_snapshot_stall_ms != 0)
+		PCR_LOG(NOTICE, "test hook: the first try of every snapshot's handshake sleeps %u ms",
+			a->test_snapshot_stall_ms);
 }
 #else
 static void
@@ -412,6 +438,12 @@ test_wheel_hook(struct pcr_app *a, struct pcr_txport *tp, uint64_t start_tsc)
 	RTE_SET_USED(a);
 	RTE_SET_USED(tp);
 	RTE_SET_USED(start_tsc);
+}
+
+static void
+test_snapshot_hook(struct pcr_app *a)
+{
+	RTE_SET_USED(a);
 }
 #endif
 
@@ -501,6 +533,7 @@ pcr_stage_setup(struct pcr_app *a)
 	a->dp.stage_lead_tsc = pcr_clock_ns_to_cycles(a->cfg.stage_lead_us * 1000);
 	a->dp.stall_tsc = pcr_clock_ns_to_cycles(PCR_STALL_US * 1000);
 	a->dp.sync_park_tsc = pcr_clock_ns_to_cycles(PCR_SYNC_PARK_US * 1000);
+	test_snapshot_hook(a);
 	a->dp.guard_tsc = pcr_clock_ns_to_cycles(a->cfg.guard_ms * 1000000);
 	a->dp.txn_idle_coarse = (uint32_t)(pcr_clock_ns_to_cycles(
 						PCR_TXN_IDLE_US * 1000) >>

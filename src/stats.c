@@ -29,7 +29,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -38,7 +37,6 @@
 #include <rte_pause.h>
 
 #include "pacer.h"
-#include "setup.h"
 
 /* Wheel counters @p add into @p sum (a port's TX queues' wheels). */
 static void
@@ -269,41 +267,16 @@ collect_run_delay(struct pcr_snapshot *s)
  * time, under pcr_ctl_lock()). */
 static uint64_t sync_retries, sync_inconsistent;
 
-#ifdef PCR_TEST_HOOKS
-/* Test hook (the test build only, as setup.c's):
- * PACER_TEST_SNAPSHOT_STALL_MS=MS (1..1000): the first try of every
- * snapshot's handshake sleeps MS after its request, as a control lcore
- * kept from its CPU would. */
-static void
-test_snapshot_hook(void)
-{
-	static long ms = -1;
-
-	if (ms < 0) {
-		const char *v = getenv("PACER_TEST_SNAPSHOT_STALL_MS");
-		char *end;
-
-		ms = 0;
-		if (v != NULL) {
-			errno = 0;
-			ms = strtol(v, &end, 10);
-			if (errno != 0 || end == v || *end != '\0' || ms < 1 ||
-			    ms > 1000)
-				pcr_fatal("PACER_TEST_SNAPSHOT_STALL_MS '%s': not a time in 1..1000 ms",
-					  v);
-			PCR_LOG(NOTICE, "test hook: the first try of every snapshot's handshake sleeps %ld ms",
-				ms);
-		}
-	}
-	if (ms != 0)
-		rte_delay_us_sleep((unsigned int)ms * 1000);
-}
-#else
+/* The test build's PACER_TEST_SNAPSHOT_STALL_MS (setup.c): a control
+ * lcore kept from its CPU */
 static inline void
 test_snapshot_hook(void)
 {
-}
+#ifdef PCR_TEST_HOOKS
+	if (pcr_app.test_snapshot_stall_ms != 0)
+		rte_delay_us_sleep(pcr_app.test_snapshot_stall_ms * 1000);
 #endif
+}
 
 /* What became of one try of the handshake (sync_try()). */
 enum sync_result {
@@ -355,25 +328,19 @@ sync_try(uint32_t r, bool yield)
 	return SYNC_CLAIMED;
 }
 
-void
-pcr_stats_snapshot(struct pcr_snapshot *s)
+/*
+ * Hold the running workers for a snapshot: requests until one try claims
+ * them all (PCR_SYNC_TRIES at most; a worker that does not answer in
+ * 100 ms ends it). True when they are held, under request *@p r, which
+ * the caller releases after it read; false (counted) when they run on.
+ */
+static bool
+sync_hold(uint32_t *r)
 {
 	rte_cpuset_t mine;
 	bool yield = true;
 	unsigned int tries;
-	uint32_t r;
-	bool all;
 
-	memset(s, 0, sizeof(*s));
-	if (!workers_running()) {
-		collect(s);
-		collect_hist(s);
-		collect_run_delay(s);
-		s->consistent = true;
-		s->sync_retries = sync_retries;
-		s->sync_inconsistent = sync_inconsistent;
-		return;
-	}
 	/* this thread yields while it waits only if a worker may run on
 	 * its CPU (it waits for that worker's acknowledgement) */
 	if (pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine) == 0) {
@@ -383,28 +350,42 @@ pcr_stats_snapshot(struct pcr_snapshot *s)
 	for (tries = 1;; tries++) {
 		enum sync_result res;
 
-		r = __atomic_add_fetch(&pcr_app.dp.sync_req, PCR_SYNC_STEP,
-				       __ATOMIC_ACQ_REL);
+		*r = __atomic_add_fetch(&pcr_app.dp.sync_req, PCR_SYNC_STEP,
+					__ATOMIC_ACQ_REL);
 		if (tries == 1)
 			test_snapshot_hook();
-		res = sync_try(r, yield);
-		all = res == SYNC_CLAIMED;
+		res = sync_try(*r, yield);
+		if (res == SYNC_CLAIMED)
+			return true;
+		/* the claimed ones go on too */
+		__atomic_store_n(&pcr_app.dp.sync_rel, *r, __ATOMIC_RELEASE);
 		/* a worker that does not answer in 100 ms will not answer the
 		 * next try either */
-		if (res != SYNC_LEFT || tries == PCR_SYNC_TRIES)
-			break;
-		/* the claimed ones go on too; then another request */
-		__atomic_store_n(&pcr_app.dp.sync_rel, r, __ATOMIC_RELEASE);
+		if (res != SYNC_LEFT || tries == PCR_SYNC_TRIES) {
+			sync_inconsistent++;
+			return false;
+		}
 		sync_retries++;
 	}
-	if (!all) {
-		/* read as they run: counted as not consistent */
-		__atomic_store_n(&pcr_app.dp.sync_rel, r, __ATOMIC_RELEASE);
-		sync_inconsistent++;
+}
+
+void
+pcr_stats_snapshot(struct pcr_snapshot *s)
+{
+	bool held = false;
+	uint32_t r = 0;
+
+	memset(s, 0, sizeof(*s));
+	/* stopped workers need no holding: a final snapshot is consistent */
+	if (workers_running()) {
+		held = sync_hold(&r);
+		s->consistent = held;
+	} else {
+		s->consistent = true;
 	}
 	collect(s);
-	s->consistent = all;
-	__atomic_store_n(&pcr_app.dp.sync_rel, r, __ATOMIC_RELEASE);
+	if (held)
+		__atomic_store_n(&pcr_app.dp.sync_rel, r, __ATOMIC_RELEASE);
 	s->sync_retries = sync_retries;
 	s->sync_inconsistent = sync_inconsistent;
 	collect_hist(s);
