@@ -44,6 +44,10 @@ static FILE *script;
 static unsigned int script_line;
 static uint64_t resume_tsc;        /* `sleep`: nothing runs before this */
 
+/* What a rate of 0 means, said where one is set: tc's spelling of no
+ * limit, which an operator may have meant as "stop" */
+#define UNLIMITED_NOTE "rate 0: unlimited (no limit; show class and show port stats say 'unlimited')"
+
 /* Print what a control-layer call said. */
 static void
 report(struct cmdline *cl, int rc, const char *err, const char *ok)
@@ -83,7 +87,7 @@ snapshot_new(struct cmdline *cl)
 	if (s == NULL)
 		cmdline_printf(cl, "error: out of memory\n");
 	else
-		pcr_stats_snapshot(s);
+		pcr_stats_snapshot_live(s);
 	return s;
 }
 
@@ -225,8 +229,6 @@ static void
 show_port_stats(FILE *f, const void *v)
 {
 	const struct show_port_arg *a = v;
-	static uint64_t last_tsc[PCR_MAX_PORTS];
-	static uint64_t last_rx[PCR_MAX_PORTS], last_tx[PCR_MAX_PORTS];
 	double hz = (double)pcr_clock_tsc_hz();
 	unsigned int i;
 	uint16_t p;
@@ -234,12 +236,14 @@ show_port_stats(FILE *f, const void *v)
 	for (p = 0; p < pcr_app.n_ports; p++) {
 		const struct pcr_port_snap *n = &a->s->port[p];
 		const struct pcr_port_snap *z = pcr_ctl_cleared(p);
-		double dt = last_tsc[p] != 0 ? (double)(a->s->tsc - last_tsc[p]) / hz : 0;
+		double rx_bps, tx_bps, win_s;
+		char r[32];
 
 		if (a->port >= 0 && a->port != p)
 			continue;
-		fprintf(f, "  ######## port %u (%s) -> port %u ########\n", p,
-			pcr_app.ports[p].name, pcr_app.ports[p].peer);
+		pcr_rate_format(pcr_app.ports[p].rates->agg.bps, r, sizeof(r));
+		fprintf(f, "  ######## port %u (%s) -> port %u, rate as an egress %s ########\n",
+			p, pcr_app.ports[p].name, pcr_app.ports[p].peer, r);
 		for (i = 0; i < pcr_n_port_counters; i++) {
 			const struct pcr_counter *k = &pcr_port_counters[i];
 			uint64_t val = pcr_counter_value(k, n);
@@ -253,18 +257,16 @@ show_port_stats(FILE *f, const void *v)
 				fprintf(f, "\n");
 		}
 		fprintf(f, "  link: %s\n", n->link_up ? "up" : "down");
-		if (dt > 0)
-			fprintf(f, "  RX: %.3f Mbit/s  TX: %.3f Mbit/s (since the last show, %.1f s)\n",
-				(double)(n->rx_bytes - last_rx[p]) * 8 / dt / 1e6,
-				(double)(n->tx_bytes - last_tx[p]) * 8 / dt / 1e6, dt);
+		/* over a fixed window the control loop samples, the same
+		 * for every client whenever it asks */
+		if (pcr_stats_rate(p, &rx_bps, &tx_bps, &win_s) == 0)
+			fprintf(f, "  RX: %.3f Mbit/s  TX: %.3f Mbit/s (over the last %.1f s)\n",
+				rx_bps / 1e6, tx_bps / 1e6, win_s);
 		fprintf(f, "  departure error: p50 %.0f ns  p99 %.0f ns  max %.0f ns (%" PRIu64
 			" packets since start)\n",
 			(double)pcr_hist_quantile(&n->err, 500000) * 1e9 / hz,
 			(double)pcr_hist_quantile(&n->err, 990000) * 1e9 / hz,
 			(double)n->err.max * 1e9 / hz, n->err.count);
-		last_tsc[p] = a->s->tsc;
-		last_rx[p] = n->rx_bytes;
-		last_tx[p] = n->tx_bytes;
 	}
 }
 
@@ -275,15 +277,22 @@ show_counters(FILE *f, const void *v)
 	static const char *const kinds[] = {
 		[PCR_COUNTER] = "counter", [PCR_GAUGE] = "gauge", [PCR_DROP] = "drop",
 	};
+	int wn = 4, wu = 4;
 	unsigned int i;
 
 	RTE_SET_USED(v);
-	fprintf(f, "  %-18s %-8s %-8s %s\n", "name", "kind", "unit", "counts");
+	/* columns as wide as their longest entry */
+	for (i = 0; i < pcr_n_port_counters; i++) {
+		wn = RTE_MAX(wn, (int)strlen(pcr_port_counters[i].name));
+		wu = RTE_MAX(wu, (int)strlen(pcr_port_counters[i].unit));
+	}
+	fprintf(f, "  %-*s %-7s %-*s %s\n", wn, "name", "kind", wu, "unit",
+		"counts");
 	for (i = 0; i < pcr_n_port_counters; i++) {
 		const struct pcr_counter *k = &pcr_port_counters[i];
 
-		fprintf(f, "  %-18s %-8s %-8s %s%s\n", k->name, kinds[k->kind],
-			k->unit, k->kind == PCR_DROP ? "dropped: " : "", k->help);
+		fprintf(f, "  %-*s %-7s %-*s %s%s\n", wn, k->name, kinds[k->kind],
+			wu, k->unit, k->kind == PCR_DROP ? "dropped: " : "", k->help);
 	}
 }
 
@@ -335,20 +344,23 @@ show_class(FILE *f, const void *v)
 {
 	const struct pcr_snapshot *s = v;
 	const struct pcr_config *c = &pcr_app.cfg;
-	unsigned int i;
+	uint8_t ids[PCR_MAX_CLASSES];
+	uint64_t pk = 0, by = 0;
+	unsigned int i, n;
+	uint16_t p;
 
 	fprintf(f, "  %-16s %-12s %-12s %-10s %12s %14s  %s\n", "class",
 		"rate", "flow-rate", "order", "tx_packets", "tx_bytes",
 		"match");
-	for (i = 1; i <= c->n_classes; i++) {
-		unsigned int k = i % c->n_classes; /* default last */
+	/* in match order, default last */
+	n = pcr_class_order(c, ids);
+	ids[n++] = 0;
+	for (i = 0; i < n; i++) {
+		unsigned int k = ids[i];
 		const struct pcr_class_conf *cl = &c->classes[k];
 		char r[32], fr[32];
-		uint64_t pk = 0, by = 0;
-		uint16_t p;
 
-		if (cl->deleted)
-			continue;
+		pk = by = 0;
 		for (p = 0; p < pcr_app.n_ports; p++) {
 			pk += s->port[p].cls[k].tx_packets;
 			by += s->port[p].cls[k].tx_bytes;
@@ -360,6 +372,17 @@ show_class(FILE *f, const void *v)
 			cl->name, r, fr, pcr_order_name(cl->order), pk, by,
 			k == 0 ? "(what no other class matches)" : cl->match_str);
 	}
+	/* what the classes deleted since start sent: counters do not
+	 * vanish with their class */
+	if (c->classes_deleted == 0)
+		return;
+	pk = by = 0;
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		pk += s->port[p].cls_deleted.tx_packets;
+		by += s->port[p].cls_deleted.tx_bytes;
+	}
+	fprintf(f, "  %-16s %-12s %-12s %-10s %12" PRIu64 " %14" PRIu64 "  (%u classes deleted since start, together)\n",
+		"(deleted)", "-", "-", "-", pk, by, c->classes_deleted);
 }
 
 struct show_flows_arg {
@@ -371,15 +394,19 @@ static void
 show_flows(FILE *f, const void *v)
 {
 	const struct show_flows_arg *a = v;
-	struct pcr_flow_view *fv = calloc(a->top ? a->top : 1, sizeof(*fv));
+	struct pcr_flow_view *fv;
 	unsigned int n, i;
 	uint64_t total;
 
+	/* room for as many as there are, not as many as asked */
+	pcr_ctl_flows_top(NULL, 0, a->by, &total);
+	n = (unsigned int)RTE_MIN((uint64_t)a->top, total + 64);
+	fv = calloc(n ? n : 1, sizeof(*fv));
 	if (fv == NULL) {
-		fprintf(f, "error: out of memory\n");
+		fprintf(f, "error: out of memory for %u flows\n", n);
 		return;
 	}
-	n = pcr_ctl_flows_top(fv, a->top, a->by, &total);
+	n = pcr_ctl_flows_top(fv, n, a->by, &total);
 	fprintf(f, "  %" PRIu64 " flows; top %u by %s\n", total, n,
 		a->by == PCR_FLOWS_BY_QUEUED ? "queued bytes" : "rate");
 	fprintf(f, "  %-44s %-12s %4s %10s %12s %12s %14s %14s\n", "flow", "class",
@@ -435,6 +462,51 @@ show_clock(FILE *f, const void *v)
 /* The grammar                                                          */
 
 #define STR(st, fld, s) TOKEN_STRING_INITIALIZER(struct st, fld, s)
+
+/*
+ * A value: one word of any length a command line holds. cmdline's own
+ * string token takes at most 126 characters and past that reports only
+ * "bad arguments"; this one hands the handler the whole word, so that a
+ * class name or a rate too long gets the message about that value.
+ */
+typedef char pcr_word_t[PCR_CLI_LINE_MAX + 1];
+
+static int
+word_parse(cmdline_parse_token_hdr_t *tk, const char *buf, void *res,
+	   unsigned int ressize)
+{
+	unsigned int n = 0;
+
+	RTE_SET_USED(tk);
+	if (buf == NULL)
+		return -1;
+	while (!cmdline_isendoftoken(buf[n]))
+		n++;
+	if (n == 0 || n >= sizeof(pcr_word_t))
+		return -1;
+	if (res != NULL) {
+		if (ressize < sizeof(pcr_word_t))
+			return -1;
+		memcpy(res, buf, n);
+		((char *)res)[n] = '\0';
+	}
+	return (int)n;
+}
+
+static int
+word_help(cmdline_parse_token_hdr_t *tk, char *dst, unsigned int size)
+{
+	RTE_SET_USED(tk);
+	snprintf(dst, size, "WORD");
+	return 0;
+}
+
+static struct cmdline_token_ops word_ops = {
+	.parse = word_parse,
+	.get_help = word_help,
+};
+
+#define WORD(st, fld) { &word_ops, offsetof(struct st, fld) }
 
 /* start / stop / quit / help / show class / show config / show clock */
 struct cmd_word_result {
@@ -602,7 +674,8 @@ static cmdline_parse_inst_t cmd_show_stats = {
 
 /* show port stats|xstats X, clear port stats X, show wheel X */
 struct cmd_port_result {
-	cmdline_fixed_string_t a, b, c, port;
+	cmdline_fixed_string_t a, b, c;
+	pcr_word_t port;
 };
 
 static void
@@ -668,7 +741,7 @@ cmd_show_port_parsed(void *res, struct cmdline *cl, void *data)
 static cmdline_parse_token_string_t cmd_show_port_a = STR(cmd_port_result, a, "show");
 static cmdline_parse_token_string_t cmd_show_port_b = STR(cmd_port_result, b, "port");
 static cmdline_parse_token_string_t cmd_show_port_c = STR(cmd_port_result, c, "stats#xstats");
-static cmdline_parse_token_string_t cmd_show_port_d = STR(cmd_port_result, port, NULL);
+static cmdline_parse_token_hdr_t cmd_show_port_d = WORD(cmd_port_result, port);
 static cmdline_parse_inst_t cmd_show_port = {
 	.f = cmd_show_port_parsed,
 	.help_str = "show port stats N|all, show port xstats N: pacer's counters (since clear port stats); the PMD's extended statistics",
@@ -678,7 +751,7 @@ static cmdline_parse_inst_t cmd_show_port = {
 static cmdline_parse_token_string_t cmd_clear_port_a = STR(cmd_port_result, a, "clear");
 static cmdline_parse_token_string_t cmd_clear_port_b = STR(cmd_port_result, b, "port");
 static cmdline_parse_token_string_t cmd_clear_port_c = STR(cmd_port_result, c, "stats");
-static cmdline_parse_token_string_t cmd_clear_port_d = STR(cmd_port_result, port, NULL);
+static cmdline_parse_token_hdr_t cmd_clear_port_d = WORD(cmd_port_result, port);
 static cmdline_parse_inst_t cmd_clear_port = {
 	.f = cmd_show_port_parsed,
 	.help_str = "clear port stats N|all: count show port stats from now (telemetry and --stats-json are not affected)",
@@ -687,7 +760,8 @@ static cmdline_parse_inst_t cmd_clear_port = {
 };
 
 struct cmd_wheel_result {
-	cmdline_fixed_string_t a, b, port;
+	cmdline_fixed_string_t a, b;
+	pcr_word_t port;
 };
 
 static void
@@ -705,7 +779,7 @@ cmd_show_wheel_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_token_string_t cmd_show_wheel_a = STR(cmd_wheel_result, a, "show");
 static cmdline_parse_token_string_t cmd_show_wheel_b = STR(cmd_wheel_result, b, "wheel");
-static cmdline_parse_token_string_t cmd_show_wheel_c = STR(cmd_wheel_result, port, NULL);
+static cmdline_parse_token_hdr_t cmd_show_wheel_c = WORD(cmd_wheel_result, port);
 static cmdline_parse_inst_t cmd_show_wheel = {
 	.f = cmd_show_wheel_parsed,
 	.help_str = "show wheel N|all: occupancy by level, horizon, granularity, counters",
@@ -715,7 +789,8 @@ static cmdline_parse_inst_t cmd_show_wheel = {
 
 /* show flows [top N [by queued|rate]] */
 struct cmd_flows_result {
-	cmdline_fixed_string_t a, b, top, n, by, order;
+	cmdline_fixed_string_t a, b, top, by, order;
+	pcr_word_t n;
 };
 
 static void
@@ -727,7 +802,7 @@ cmd_show_flows_parsed(void *res, struct cmdline *cl, void *data)
 	char e[200];
 
 	if (data != NULL) { /* with "top N" */
-		if (pcr_u64_parse(r->n, 1, 100000, &v, e, sizeof(e)) != 0) {
+		if (pcr_u64_parse(r->n, 1, UINT32_MAX, &v, e, sizeof(e)) != 0) {
 			cmdline_printf(cl, "error: top %s: %s\n", r->n, e);
 			return;
 		}
@@ -741,7 +816,7 @@ cmd_show_flows_parsed(void *res, struct cmdline *cl, void *data)
 static cmdline_parse_token_string_t cmd_flows_a = STR(cmd_flows_result, a, "show");
 static cmdline_parse_token_string_t cmd_flows_b = STR(cmd_flows_result, b, "flows");
 static cmdline_parse_token_string_t cmd_flows_top = STR(cmd_flows_result, top, "top");
-static cmdline_parse_token_string_t cmd_flows_n = STR(cmd_flows_result, n, NULL);
+static cmdline_parse_token_hdr_t cmd_flows_n = WORD(cmd_flows_result, n);
 static cmdline_parse_token_string_t cmd_flows_by = STR(cmd_flows_result, by, "by");
 static cmdline_parse_token_string_t cmd_flows_order = STR(cmd_flows_result, order, "queued#rate");
 static cmdline_parse_inst_t cmd_show_flows = {
@@ -767,7 +842,8 @@ static cmdline_parse_inst_t cmd_show_flows_top_by = {
 
 /* set port N rate R */
 struct cmd_set4_result {
-	cmdline_fixed_string_t a, b, x, c, v;
+	cmdline_fixed_string_t a, b, c;
+	pcr_word_t x, v;
 };
 
 static void
@@ -786,14 +862,14 @@ cmd_set_port_rate_parsed(void *res, struct cmdline *cl, void *data)
 	if (rate_val(cl, r->v, &bps) != 0)
 		return;
 	report(cl, pcr_ctl_set_port_rate((uint16_t)port, bps, err, sizeof(err)),
-	       err, NULL);
+	       err, bps == 0 ? UNLIMITED_NOTE : NULL);
 }
 
 static cmdline_parse_token_string_t cmd_spr_a = STR(cmd_set4_result, a, "set");
 static cmdline_parse_token_string_t cmd_spr_b = STR(cmd_set4_result, b, "port");
-static cmdline_parse_token_string_t cmd_spr_x = STR(cmd_set4_result, x, NULL);
+static cmdline_parse_token_hdr_t cmd_spr_x = WORD(cmd_set4_result, x);
 static cmdline_parse_token_string_t cmd_spr_c = STR(cmd_set4_result, c, "rate");
-static cmdline_parse_token_string_t cmd_spr_v = STR(cmd_set4_result, v, NULL);
+static cmdline_parse_token_hdr_t cmd_spr_v = WORD(cmd_set4_result, v);
 static cmdline_parse_inst_t cmd_set_port_rate = {
 	.f = cmd_set_port_rate_parsed,
 	.help_str = "set port N rate RATE: the port's aggregate as an egress (tc units, unlimited)",
@@ -814,14 +890,14 @@ cmd_set_class_rate_parsed(void *res, struct cmdline *cl, void *data)
 		return;
 	report(cl, pcr_ctl_set_class_rate(r->x, strcmp(r->c, "flow-rate") == 0,
 					  bps, err, sizeof(err)),
-	       err, NULL);
+	       err, bps == 0 ? UNLIMITED_NOTE : NULL);
 }
 
 static cmdline_parse_token_string_t cmd_scr_a = STR(cmd_set4_result, a, "set");
 static cmdline_parse_token_string_t cmd_scr_b = STR(cmd_set4_result, b, "class");
-static cmdline_parse_token_string_t cmd_scr_x = STR(cmd_set4_result, x, NULL);
+static cmdline_parse_token_hdr_t cmd_scr_x = WORD(cmd_set4_result, x);
 static cmdline_parse_token_string_t cmd_scr_c = STR(cmd_set4_result, c, "rate#flow-rate");
-static cmdline_parse_token_string_t cmd_scr_v = STR(cmd_set4_result, v, NULL);
+static cmdline_parse_token_hdr_t cmd_scr_v = WORD(cmd_set4_result, v);
 static cmdline_parse_inst_t cmd_set_class_rate = {
 	.f = cmd_set_class_rate_parsed,
 	.help_str = "set class NAME rate|flow-rate RATE: the class's aggregate, or its per-flow rate",
@@ -848,9 +924,9 @@ cmd_set_class_order_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_token_string_t cmd_sco_a = STR(cmd_set4_result, a, "set");
 static cmdline_parse_token_string_t cmd_sco_b = STR(cmd_set4_result, b, "class");
-static cmdline_parse_token_string_t cmd_sco_x = STR(cmd_set4_result, x, NULL);
+static cmdline_parse_token_hdr_t cmd_sco_x = WORD(cmd_set4_result, x);
 static cmdline_parse_token_string_t cmd_sco_c = STR(cmd_set4_result, c, "order");
-static cmdline_parse_token_string_t cmd_sco_v = STR(cmd_set4_result, v, NULL);
+static cmdline_parse_token_hdr_t cmd_sco_v = WORD(cmd_set4_result, v);
 static cmdline_parse_inst_t cmd_set_class_order = {
 	.f = cmd_set_class_order_parsed,
 	.help_str = "set class NAME order fair|completion: which held flow goes next: round robin, or the transaction likeliest to finish first",
@@ -879,7 +955,7 @@ cmd_set_horizon_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_token_string_t cmd_sh_a = STR(cmd_set4_result, a, "set");
 static cmdline_parse_token_string_t cmd_sh_b = STR(cmd_set4_result, b, "horizon");
-static cmdline_parse_token_string_t cmd_sh_x = STR(cmd_set4_result, x, NULL);
+static cmdline_parse_token_hdr_t cmd_sh_x = WORD(cmd_set4_result, x);
 static cmdline_parse_token_string_t cmd_sh_c = STR(cmd_set4_result, c, "policy");
 static cmdline_parse_token_string_t cmd_sh_v = STR(cmd_set4_result, v, "drop#cap");
 static cmdline_parse_inst_t cmd_set_horizon = {
@@ -891,21 +967,27 @@ static cmdline_parse_inst_t cmd_set_horizon = {
 
 /* set flow-limit N, del class NAME, save config FILE, sleep MS */
 struct cmd_set2_result {
-	cmdline_fixed_string_t a, b, v;
+	cmdline_fixed_string_t a, b;
+	pcr_word_t v;
 };
 
 static void
 cmd_two_parsed(void *res, struct cmdline *cl, void *data)
 {
 	struct cmd_set2_result *r = res;
-	char err[256];
+	char err[PATH_MAX + 256];
 	int rc;
 
 	RTE_SET_USED(data);
 	if (strcmp(r->a, "del") == 0) {
 		rc = pcr_ctl_del_class(r->v, err, sizeof(err));
 	} else if (strcmp(r->a, "save") == 0) {
-		rc = pcr_ctl_save_config(r->v, err, sizeof(err));
+		char saved[PATH_MAX];
+
+		rc = pcr_ctl_save_config(r->v, saved, sizeof(saved), err,
+					 sizeof(err));
+		if (rc == 0)
+			cmdline_printf(cl, "configuration saved to %s\n", saved);
 	} else {
 		uint64_t v;
 
@@ -918,7 +1000,7 @@ cmd_two_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_token_string_t cmd_sfl_a = STR(cmd_set2_result, a, "set");
 static cmdline_parse_token_string_t cmd_sfl_b = STR(cmd_set2_result, b, "flow-limit");
-static cmdline_parse_token_string_t cmd_sfl_v = STR(cmd_set2_result, v, NULL);
+static cmdline_parse_token_hdr_t cmd_sfl_v = WORD(cmd_set2_result, v);
 static cmdline_parse_inst_t cmd_set_flow_limit = {
 	.f = cmd_two_parsed,
 	.help_str = "set flow-limit PKTS: most packets one flow may have queued, 0 = none",
@@ -926,7 +1008,7 @@ static cmdline_parse_inst_t cmd_set_flow_limit = {
 };
 static cmdline_parse_token_string_t cmd_del_a = STR(cmd_set2_result, a, "del");
 static cmdline_parse_token_string_t cmd_del_b = STR(cmd_set2_result, b, "class");
-static cmdline_parse_token_string_t cmd_del_v = STR(cmd_set2_result, v, NULL);
+static cmdline_parse_token_hdr_t cmd_del_v = WORD(cmd_set2_result, v);
 static cmdline_parse_inst_t cmd_del_class = {
 	.f = cmd_two_parsed,
 	.help_str = "del class NAME: its flows go to the class that matches them next (or default)",
@@ -934,7 +1016,7 @@ static cmdline_parse_inst_t cmd_del_class = {
 };
 static cmdline_parse_token_string_t cmd_save_a = STR(cmd_set2_result, a, "save");
 static cmdline_parse_token_string_t cmd_save_b = STR(cmd_set2_result, b, "config");
-static cmdline_parse_token_string_t cmd_save_v = STR(cmd_set2_result, v, NULL);
+static cmdline_parse_token_hdr_t cmd_save_v = WORD(cmd_set2_result, v);
 static cmdline_parse_inst_t cmd_save_config = {
 	.f = cmd_two_parsed,
 	.help_str = "save config FILE: write the running configuration as an INI file --config reads",
@@ -942,7 +1024,8 @@ static cmdline_parse_inst_t cmd_save_config = {
 };
 
 struct cmd_sleep_result {
-	cmdline_fixed_string_t a, v;
+	cmdline_fixed_string_t a;
+	pcr_word_t v;
 };
 
 static void
@@ -966,7 +1049,7 @@ cmd_sleep_parsed(void *res, struct cmdline *cl, void *data)
 }
 
 static cmdline_parse_token_string_t cmd_sleep_a = STR(cmd_sleep_result, a, "sleep");
-static cmdline_parse_token_string_t cmd_sleep_v = STR(cmd_sleep_result, v, NULL);
+static cmdline_parse_token_hdr_t cmd_sleep_v = WORD(cmd_sleep_result, v);
 static cmdline_parse_inst_t cmd_sleep = {
 	.f = cmd_sleep_parsed,
 	.help_str = "sleep MS: run the next command MS later (--cmdline-file only); pacing goes on",
@@ -975,7 +1058,9 @@ static cmdline_parse_inst_t cmd_sleep = {
 
 /* add class NAME match RULE... [rate RATE] [flow-rate RATE] [order ORDER] */
 struct cmd_add_result {
-	cmdline_fixed_string_t a, b, name, spec;
+	cmdline_fixed_string_t a, b;
+	pcr_word_t name;
+	cmdline_multi_string_t spec;
 };
 
 static void
@@ -995,7 +1080,7 @@ cmd_add_class_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_token_string_t cmd_add_a = STR(cmd_add_result, a, "add");
 static cmdline_parse_token_string_t cmd_add_b = STR(cmd_add_result, b, "class");
-static cmdline_parse_token_string_t cmd_add_name = STR(cmd_add_result, name, NULL);
+static cmdline_parse_token_hdr_t cmd_add_name = WORD(cmd_add_result, name);
 static cmdline_parse_token_string_t cmd_add_spec = STR(cmd_add_result, spec, TOKEN_STRING_MULTI);
 static cmdline_parse_inst_t cmd_add_class = {
 	.f = cmd_add_class_parsed,
@@ -1091,7 +1176,15 @@ script_step(void)
 	printf(PROMPT "%s\n", p);
 	fflush(stdout);
 	snprintf(cmd, sizeof(cmd), "%s\n", p); /* cmdline_parse() wants a line */
+	{
+		char who[PATH_MAX + 32];
+
+		snprintf(who, sizeof(who), "script %s:%u",
+			 pcr_app.cfg.cmdline_file, script_line);
+		pcr_ctl_origin_set(who, 0);
+	}
 	rc = cmdline_parse(cl_script, cmd);
+	pcr_ctl_origin_set(NULL, 0);
 	if (rc < 0) {
 		const char *hint, *why = parse_failure(rc, &hint);
 
@@ -1130,6 +1223,7 @@ pcr_cli_poll(void)
 		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 		char buf[256];
 		ssize_t n;
+		int rc;
 
 		while (resume_tsc == 0 && poll(&pfd, 1, 0) > 0) {
 			n = read(STDIN_FILENO, buf, sizeof(buf));
@@ -1140,7 +1234,10 @@ pcr_cli_poll(void)
 				break;
 			}
 			/* ctrl-d on an empty line: as quit */
-			if (cmdline_in(cl_stdin, buf, (int)n) < 0) {
+			pcr_ctl_origin_set("prompt", 0);
+			rc = cmdline_in(cl_stdin, buf, (int)n);
+			pcr_ctl_origin_set(NULL, 0);
+			if (rc < 0) {
 				cmdline_printf(cl_stdin, "\n");
 				__atomic_store_n(&pcr_app.quit, true, __ATOMIC_RELEASE);
 			}

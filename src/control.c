@@ -138,10 +138,16 @@ cals_build(const struct pcr_app *a, const struct pcr_config *c,
 
 	rc = cal_for(a, c, &nw->agg, old != NULL ? old->agg_cal : NULL,
 		     &nw->agg_cal);
-	for (i = 0; rc == 0 && i < PCR_MAX_CLASSES; i++)
-		rc = cal_for(a, c, &nw->cls[i],
-			     old != NULL ? old->cls_cal[i] : NULL,
+	for (i = 0; rc == 0 && i < PCR_MAX_CLASSES; i++) {
+		/* a slot a new class took starts with an empty calendar:
+		 * nothing of the class it held before is reserved in it */
+		uint32_t gen = i < c->n_classes ? c->classes[i].gen : 0;
+		bool same = old != NULL && old->cls_gen[i] == gen;
+
+		nw->cls_gen[i] = gen;
+		rc = cal_for(a, c, &nw->cls[i], same ? old->cls_cal[i] : NULL,
 			     &nw->cls_cal[i]);
+	}
 	return rc;
 }
 
@@ -278,6 +284,7 @@ pcr_classtab_publish_cfg(struct pcr_app *a, const struct pcr_config *c)
 		ct->live[i] = !c->classes[i].deleted;
 		ct->match[i] = c->classes[i].match;
 	}
+	ct->n_order = pcr_class_order(c, ct->order);
 	__atomic_store_n(&a->dp.classtab, ct, __ATOMIC_RELEASE);
 	if (old != NULL) {
 		if (a->dp.qsbr != NULL)
@@ -294,6 +301,12 @@ pcr_classtab_free(struct pcr_app *a)
 	a->dp.classtab = NULL;
 }
 
+/* A class named on a command line: its index, or -EINVAL with why in
+ * @p err (a name no class could have, or no such class). */
+static int
+class_named(const struct pcr_config *c, const char *name, char *err,
+	    size_t errlen);
+
 static int
 class_find(const struct pcr_config *c, const char *name)
 {
@@ -303,6 +316,67 @@ class_find(const struct pcr_config *c, const char *name)
 		if (!c->classes[i].deleted && strcmp(c->classes[i].name, name) == 0)
 			return (int)i;
 	return -1;
+}
+
+static int
+class_named(const struct pcr_config *c, const char *name, char *err,
+	    size_t errlen)
+{
+	int id;
+
+	if (!pcr_class_name_ok(name)) {
+		snprintf(err, errlen, "class name '%.40s%s' (%zu characters): no class can have it (%s)",
+			 name, strlen(name) > 40 ? "..." : "", strlen(name),
+			 PCR_CLASS_NAME_RULE);
+		return -EINVAL;
+	}
+	id = class_find(c, name);
+	if (id < 0) {
+		snprintf(err, errlen, "no class '%s' (show class lists them)", name);
+		return -EINVAL;
+	}
+	return id;
+}
+
+/* ------------------------------------------------------------------ */
+/* Who asks                                                            */
+
+static struct {
+	char who[128];
+	pid_t pid;
+} origin = { "pacer", 0 };
+
+void
+pcr_ctl_origin_set(const char *who, pid_t pid)
+{
+	snprintf(origin.who, sizeof(origin.who), "%s",
+		 who != NULL ? who : "pacer");
+	origin.pid = who != NULL ? pid : 0;
+}
+
+const char *
+pcr_ctl_origin_who(void)
+{
+	return origin.who;
+}
+
+pid_t
+pcr_ctl_origin_pid(void)
+{
+	return origin.pid;
+}
+
+/* Every change, once, at the default log level, with who asked: written
+ * as the command that makes it, so the log reads as a script. */
+#define CHANGED(fmt, ...) \
+	PCR_CTL_LOG(NOTICE, fmt " (by %s)", ##__VA_ARGS__, origin.who)
+
+/* A rate as a command takes it back ("unlimited" for 0). */
+static const char *
+rate_str(uint64_t bps, char *buf, size_t len)
+{
+	pcr_rate_format(bps, buf, len);
+	return buf;
 }
 
 /* ------------------------------------------------------------------ */
@@ -318,7 +392,7 @@ pcr_ctl_start(char *err, size_t errlen)
 		return ERR("forwarding is already started");
 	pcr_app.fwd_touched = true;
 	__atomic_store_n(&pcr_app.dp.forwarding, true, __ATOMIC_RELEASE);
-	PCR_CTL_LOG(INFO, "forwarding started");
+	CHANGED("start");
 	return 0;
 }
 
@@ -329,7 +403,7 @@ pcr_ctl_stop(char *err, size_t errlen)
 		return ERR("forwarding is not started");
 	pcr_app.fwd_touched = true;
 	__atomic_store_n(&pcr_app.dp.forwarding, false, __ATOMIC_RELEASE);
-	PCR_CTL_LOG(INFO, "forwarding stopped");
+	CHANGED("stop");
 	return 0;
 }
 
@@ -368,6 +442,8 @@ cfg_take(struct pcr_config *c, const struct pcr_config *d)
 	c->max_port_named = d->max_port_named;
 	memcpy(c->classes, d->classes, sizeof(c->classes));
 	c->n_classes = d->n_classes;
+	c->class_clock = d->class_clock;
+	c->classes_deleted = d->classes_deleted;
 }
 
 /* Publish draft @p d (the class table too when @p classes), then make it
@@ -376,6 +452,7 @@ static int
 cfg_commit(struct pcr_config *d, bool classes, char *err, size_t errlen)
 {
 	int rc = pcr_rates_publish_cfg(&pcr_app, d);
+	unsigned int i;
 
 	/* the rates first (a new class's, with empty calendars), so that a
 	 * class has them when flows first match it; a class table that then
@@ -383,6 +460,10 @@ cfg_commit(struct pcr_config *d, bool classes, char *err, size_t errlen)
 	 * only in a class no flow can match */
 	if (rc == 0 && classes)
 		rc = pcr_classtab_publish_cfg(&pcr_app, d);
+	/* a slot a new class took: its counters count from here */
+	for (i = 1; rc == 0 && i < pcr_app.cfg.n_classes; i++)
+		if (d->classes[i].gen != pcr_app.cfg.classes[i].gen)
+			pcr_stats_class_restart(i);
 	if (rc == 0)
 		cfg_take(&pcr_app.cfg, d);
 	free(d);
@@ -402,6 +483,7 @@ int
 pcr_ctl_set_port_rate(uint16_t port, uint64_t bps, char *err, size_t errlen)
 {
 	struct pcr_config *d;
+	char r[32];
 
 	if (port >= pcr_app.n_ports)
 		return ERR("port %u: no such port (ports 0..%u)", port,
@@ -413,7 +495,7 @@ pcr_ctl_set_port_rate(uint16_t port, uint64_t bps, char *err, size_t errlen)
 		d->max_port_named = port;
 	if (cfg_commit(d, false, err, errlen) != 0)
 		return -EINVAL;
-	PCR_CTL_LOG(INFO, "port %u rate %" PRIu64 " bit/s", port, bps);
+	CHANGED("set port %u rate %s", port, rate_str(bps, r, sizeof(r)));
 	return 0;
 }
 
@@ -421,11 +503,12 @@ int
 pcr_ctl_set_class_rate(const char *name, bool flow, uint64_t bps, char *err,
 		       size_t errlen)
 {
-	int id = class_find(&pcr_app.cfg, name);
+	int id = class_named(&pcr_app.cfg, name, err, errlen);
 	struct pcr_config *d;
+	char r[32];
 
 	if (id < 0)
-		return ERR("no class '%s' (show class lists them)", name);
+		return id;
 	DRAFT(d);
 	if (flow) {
 		d->classes[id].flow_rate_bps = bps;
@@ -435,8 +518,8 @@ pcr_ctl_set_class_rate(const char *name, bool flow, uint64_t bps, char *err,
 	}
 	if (cfg_commit(d, false, err, errlen) != 0)
 		return -EINVAL;
-	PCR_CTL_LOG(INFO, "class %s %s %" PRIu64 " bit/s", name,
-		    flow ? "flow-rate" : "rate", bps);
+	CHANGED("set class %s %s %s", name, flow ? "flow-rate" : "rate",
+		rate_str(bps, r, sizeof(r)));
 	return 0;
 }
 
@@ -444,11 +527,11 @@ int
 pcr_ctl_set_class_order(const char *name, enum pcr_order order, char *err,
 			size_t errlen)
 {
-	int id = class_find(&pcr_app.cfg, name);
+	int id = class_named(&pcr_app.cfg, name, err, errlen);
 	struct pcr_config *d;
 
 	if (id < 0)
-		return ERR("no class '%s' (show class lists them)", name);
+		return id;
 	DRAFT(d);
 	d->classes[id].order = order;
 	/* the flows held keep their places until each is next stamped, and
@@ -456,7 +539,7 @@ pcr_ctl_set_class_order(const char *name, enum pcr_order order, char *err,
 	 * own flow's packets */
 	if (cfg_commit(d, false, err, errlen) != 0)
 		return -EINVAL;
-	PCR_CTL_LOG(INFO, "class %s order %s", name, pcr_order_name(order));
+	CHANGED("set class %s order %s", name, pcr_order_name(order));
 	return 0;
 }
 
@@ -466,37 +549,37 @@ pcr_ctl_add_class(const struct pcr_class_conf *cl, char *err, size_t errlen)
 	struct pcr_class_conf chk;
 	struct pcr_config *d;
 	char e[256];
-	unsigned int id;
+	int id;
 
 	/* the class builder's checks against the classes now */
 	if (pcr_class_new(&pcr_app.cfg, cl->name, false, &chk, e, sizeof(e)) != 0 ||
 	    pcr_class_done(cl, false, e, sizeof(e)) != 0)
 		return ERR("%s", e);
 	DRAFT(d);
-	id = d->n_classes++;
-	d->classes[id] = *cl;
+	id = pcr_class_slot(d);
+	pcr_class_place(d, (unsigned int)id, cl);
 	if (cfg_commit(d, true, err, errlen) != 0)
 		return -EINVAL;
-	PCR_CTL_LOG(INFO, "class %s added (index %u): match %s", cl->name, id,
-		    cl->match_str);
+	CHANGED("add class %s match %s (slot %d)", cl->name, cl->match_str, id);
 	return 0;
 }
 
 int
 pcr_ctl_del_class(const char *name, char *err, size_t errlen)
 {
-	int id = class_find(&pcr_app.cfg, name);
 	struct pcr_config *d;
+	int id;
 
 	if (strcmp(name, "default") == 0)
 		return ERR("the default class cannot be deleted");
+	id = class_named(&pcr_app.cfg, name, err, errlen);
 	if (id < 0)
-		return ERR("no class '%s' (show class lists them)", name);
+		return id;
 	DRAFT(d);
-	d->classes[id].deleted = true;
+	pcr_class_delete(d, (unsigned int)id);
 	if (cfg_commit(d, true, err, errlen) != 0)
 		return -EINVAL;
-	PCR_CTL_LOG(INFO, "class %s deleted", name);
+	CHANGED("del class %s", name);
 	return 0;
 }
 
@@ -539,8 +622,8 @@ pcr_ctl_set_horizon(uint64_t ms, enum pcr_wheel_horizon_policy pol,
 	if (pcr_rates_publish(&pcr_app) != 0)
 		PCR_CTL_LOG(WARNING, "horizon %" PRIu64 " ms: no memory for the rates and calendars that reach it; the timestamper keeps the old limit",
 			    ms);
-	PCR_CTL_LOG(INFO, "horizon %" PRIu64 " ms, policy %s", ms,
-		    pol == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
+	CHANGED("set horizon %" PRIu64 " policy %s", ms,
+		pol == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
 	return 0;
 }
 
@@ -557,22 +640,28 @@ pcr_ctl_set_flow_limit(uint64_t pkts, char *err, size_t errlen)
 	/* the fast path reads it from the published rates */
 	if (cfg_commit(d, false, err, errlen) != 0)
 		return -EINVAL;
-	PCR_CTL_LOG(INFO, "flow-limit %" PRIu64, pkts);
+	CHANGED("set flow-limit %" PRIu64, pkts);
+	return 0;
+}
+
+static int
+config_fill(FILE *f, const void *arg)
+{
+	fprintf(f, "; saved by pacer's `save config`; read back with --config\n");
+	pcr_options_write(f, arg);
 	return 0;
 }
 
 int
-pcr_ctl_save_config(const char *path, char *err, size_t errlen)
+pcr_ctl_save_config(const char *path, char *saved, size_t savedlen,
+		    char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	char e[512];
 
-	if (f == NULL)
-		return ERR("%s: %s", path, strerror(errno));
-	fprintf(f, "; saved by pacer's `save config`; read back with --config\n");
-	pcr_options_write(f, &pcr_app.cfg);
-	if (fclose(f) != 0)
-		return ERR("%s: %s", path, strerror(errno));
-	PCR_CTL_LOG(INFO, "configuration saved to %s", path);
+	if (pcr_file_replace(path, origin.pid, config_fill, &pcr_app.cfg,
+			     saved, savedlen, e, sizeof(e)) != 0)
+		return ERR("not saved: %s", e);
+	CHANGED("save config %s", saved);
 	return 0;
 }
 
@@ -638,7 +727,7 @@ reload_classes_ok(const struct pcr_config *c, const struct pcr_config *nc,
 		if (first_new != NULL)
 			return ERR("class %s comes after the new class %s: a running pacer adds a class after the others (restart to put it before)",
 				   n->name, first_new);
-		if (id < last)
+		if ((int32_t)(c->classes[id].seq - c->classes[last].seq) < 0)
 			return ERR("classes %s and %s are in the other order (the order rules match in): restart to reorder",
 				   last_name, n->name);
 		if (!same_words(c->classes[id].match_str, n->match_str))
@@ -647,9 +736,9 @@ reload_classes_ok(const struct pcr_config *c, const struct pcr_config *nc,
 		last = id;
 		last_name = n->name;
 	}
-	if (c->n_classes + n_add > PCR_MAX_CLASSES)
-		return ERR("%u new classes: %u class indexes are left (%d used since start, deleted ones included)",
-			   n_add, PCR_MAX_CLASSES - c->n_classes, PCR_MAX_CLASSES);
+	if (nc->n_classes > PCR_MAX_CLASSES)
+		return ERR("%u classes: %d are the most, default included",
+			   nc->n_classes, PCR_MAX_CLASSES);
 	return 0;
 }
 
@@ -688,7 +777,7 @@ reload_apply(struct pcr_config *c, const struct pcr_config *nc, FILE *f)
 		if (cl->deleted)
 			continue;
 		if (id < 0) {
-			cl->deleted = true;
+			pcr_class_delete(c, i);
 			fprintf(f, "; class %s deleted", cl->name);
 			continue;
 		}
@@ -708,9 +797,13 @@ reload_apply(struct pcr_config *c, const struct pcr_config *nc, FILE *f)
 		cl->flow_rate_set = nc->classes[id].flow_rate_set;
 		cl->order = nc->classes[id].order;
 	}
+	/* new ones after the others, in the file's order (its indexes
+	 * are its match order), into free slots: the deletes above left
+	 * room for at least as many as the file has */
 	for (i = 1; i < nc->n_classes; i++)
 		if (class_find(c, nc->classes[i].name) < 0) {
-			c->classes[c->n_classes++] = nc->classes[i];
+			pcr_class_place(c, (unsigned int)pcr_class_slot(c),
+					&nc->classes[i]);
 			fprintf(f, "; class %s added (match %s)", nc->classes[i].name,
 				nc->classes[i].match_str);
 		}
@@ -809,7 +902,7 @@ pcr_ctl_reload(char *what, size_t whatlen, char *err, size_t errlen)
 	fflush(sf);
 	snprintf(what, whatlen, "%s",
 		 sbuf != NULL && slen > 2 ? sbuf + 2 : "no change");
-	PCR_CTL_LOG(NOTICE, "reloaded: %s", what);
+	CHANGED("reloaded: %s", what);
 	rc = 0;
 out:
 	if (ef != NULL)
@@ -836,17 +929,53 @@ flow_before(const struct pcr_flow_view *a, const struct pcr_flow_view *b,
 	return a->tx_bytes > b->tx_bytes;
 }
 
+/* The heap of the top flows keeps the worst of them at its root. */
+static void
+heap_down(struct pcr_flow_view *h, unsigned int n, unsigned int i,
+	  enum pcr_flow_order by)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, w = i;
+		struct pcr_flow_view t;
+
+		if (l < n && flow_before(&h[w], &h[l], by))
+			w = l;
+		if (r < n && flow_before(&h[w], &h[r], by))
+			w = r;
+		if (w == i)
+			return;
+		t = h[i];
+		h[i] = h[w];
+		h[w] = t;
+		i = w;
+	}
+}
+
+static void
+heap_up(struct pcr_flow_view *h, unsigned int i, enum pcr_flow_order by)
+{
+	while (i > 0 && flow_before(&h[(i - 1) / 2], &h[i], by)) {
+		struct pcr_flow_view t = h[i];
+
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
 /*
  * The top @p n flows by @p by, from every RX lcore's table, walked by
  * position without stopping the workers (a flow created or aged during
- * the walk may be missed). @return flows in @p out, best first.
+ * the walk may be missed): a heap of @p n, so a million flows cost a
+ * million compares and log(n) moves each at most. @return flows in
+ * @p out, best first.
  */
 unsigned int
 pcr_ctl_flows_top(struct pcr_flow_view *out, unsigned int n,
 		  enum pcr_flow_order by, uint64_t *total)
 {
 	double hz = (double)pcr_clock_tsc_hz();
-	unsigned int l, k = 0;
+	unsigned int l, k = 0, i;
 
 	*total = 0;
 	for (l = 0; l < RTE_MAX_LCORE; l++) {
@@ -861,7 +990,6 @@ pcr_ctl_flows_top(struct pcr_flow_view *out, unsigned int n,
 			struct pcr_flow_view v;
 			uint64_t q, pkts, span;
 			void *key;
-			unsigned int j;
 
 			if (!__atomic_load_n(&f->in_use, __ATOMIC_ACQUIRE))
 				continue;
@@ -870,7 +998,6 @@ pcr_ctl_flows_top(struct pcr_flow_view *out, unsigned int n,
 			    rte_hash_get_key_with_position(ft->h, (int32_t)pos, &key) != 0)
 				continue;
 			memset(&v, 0, sizeof(v));
-			pcr_flow_key_format(key, v.key, sizeof(v.key));
 			q = __atomic_load_n(&f->queued, __ATOMIC_RELAXED);
 			v.queued_packets = pcr_q_pkts(q);
 			v.queued_bytes = pcr_q_bytes(q);
@@ -885,16 +1012,25 @@ pcr_ctl_flows_top(struct pcr_flow_view *out, unsigned int n,
 			if (pkts > 1 && span > 0)
 				v.rate_bps = (double)(v.tx_bytes - v.tx_bytes / pkts) *
 					     8 * hz / (double)span;
-			/* insertion into the sorted top n */
-			if (k == n && !flow_before(&v, &out[n - 1], by))
+			if (k == n && !flow_before(&v, &out[0], by))
 				continue;
-			j = k < n ? k++ : n - 1;
-			while (j > 0 && flow_before(&v, &out[j - 1], by)) {
-				out[j] = out[j - 1];
-				j--;
+			pcr_flow_key_format(key, v.key, sizeof(v.key));
+			if (k < n) {
+				out[k] = v;
+				heap_up(out, k++, by);
+			} else {
+				out[0] = v;
+				heap_down(out, k, 0, by);
 			}
-			out[j] = v;
 		}
+	}
+	/* best first: the worst to the end, one at a time */
+	for (i = k; i > 1; i--) {
+		struct pcr_flow_view t = out[0];
+
+		out[0] = out[i - 1];
+		out[i - 1] = t;
+		heap_down(out, i - 1, 0, by);
 	}
 	return k;
 }
@@ -931,6 +1067,7 @@ pcr_rank_poll(uint64_t now_tsc)
 	static struct pcr_rank_hist acc[PCR_MAX_CLASSES];
 	static uint64_t due_tsc[PCR_MAX_CLASSES];
 	static uint64_t total[PCR_MAX_CLASSES]; /* transactions learned */
+	static uint32_t gen[PCR_MAX_CLASSES]; /* the slot's incarnation */
 	const struct pcr_config *c = &pcr_app.cfg;
 	unsigned int i, k, l;
 
@@ -941,6 +1078,15 @@ pcr_rank_poll(uint64_t now_tsc)
 		if (c->classes[i].deleted ||
 		    c->classes[i].order != PCR_ORDER_COMPLETION)
 			continue;
+		if (gen[i] != c->classes[i].gen) {
+			/* a new class in the slot learns from nothing (the
+			 * counts seen stay: they are the RX lcores' totals) */
+			gen[i] = c->classes[i].gen;
+			memset(&acc[i], 0, sizeof(acc[i]));
+			total[i] = 0;
+			due_tsc[i] = 0;
+			pcr_rank_table_reset(&pcr_app.dp.rank[i]);
+		}
 		for (l = 0; l < RTE_MAX_LCORE; l++) {
 			const struct pcr_lcore *lc = pcr_app.lcores[l];
 

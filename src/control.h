@@ -17,8 +17,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "pacer.h"
+
+/**
+ * Who asks for what follows: each face names itself before it runs a
+ * command (the control socket "control socket: pacerctl pid 812 uid 0",
+ * the prompt, a script "script FILE:LINE", "SIGHUP from pid 77"), so that
+ * every change is logged once, at the default level, with its origin, and
+ * a relative path it gives (save config FILE) is taken from where it is
+ * (/proc/PID/cwd of @p pid; 0: pacer's own working directory).
+ * @p who NULL: pacer itself.
+ */
+void pcr_ctl_origin_set(const char *who, pid_t pid);
+const char *pcr_ctl_origin_who(void);
+pid_t pcr_ctl_origin_pid(void);
 
 int pcr_ctl_start(char *err, size_t errlen);
 int pcr_ctl_stop(char *err, size_t errlen);
@@ -44,7 +59,10 @@ int pcr_ctl_del_class(const char *name, char *err, size_t errlen);
 int pcr_ctl_set_horizon(uint64_t ms, enum pcr_wheel_horizon_policy pol,
 			char *err, size_t errlen);
 int pcr_ctl_set_flow_limit(uint64_t pkts, char *err, size_t errlen);
-int pcr_ctl_save_config(const char *path, char *err, size_t errlen);
+/** Write the running configuration to @p path (pcr_file_replace()); the
+ *  absolute path written into @p saved. */
+int pcr_ctl_save_config(const char *path, char *saved, size_t savedlen,
+			char *err, size_t errlen);
 /**
  * Read the configuration again as pacer was started (--config FILE, then
  * the command line's options over it) and make the running pacer match
@@ -94,10 +112,27 @@ void pcr_cli_fini(void);
  */
 int pcr_cli_run(const char *line, int out_fd);
 
+/* savefile.c */
+/**
+ * Replace the file at @p path whole with what @p fill writes: into a new
+ * file beside it, flushed to disk, then renamed over it, so a failed write
+ * leaves the old file as it was. A relative @p path starts in the working
+ * directory of process @p cwd_pid (the client that asked; 0: pacer's own).
+ * A symbolic link or anything but a regular file at @p path is refused,
+ * not followed or replaced; an existing file keeps its mode and owner.
+ * @return 0 with the absolute path in @p abs, or -1 with why in @p err.
+ */
+int pcr_file_replace(const char *path, pid_t cwd_pid,
+		     int (*fill)(FILE *f, const void *arg), const void *arg,
+		     char *abs, size_t abslen, char *err, size_t errlen);
+
 /* ctlsock.c: the control socket (--control-socket) */
-/** Listen on @p path ("" = pacer.sock in the EAL's runtime directory,
- *  "none" = no socket): 0, or -1 and a message. */
-int pcr_ctlsock_init(const char *path);
+/** Listen on --control-socket ("" = pacer.sock in the EAL's runtime
+ *  directory, "none" = no socket) with its mode and owner: 0; -EINVAL or
+ *  -EEXIST for a configuration that cannot work (the path is taken, not a
+ *  socket, another pacer listens; exit 2), another -errno for the system's
+ *  failures; a message either way. */
+int pcr_ctlsock_init(const struct pcr_config *c);
 /** Serve the clients without blocking (the control loop, each pass). */
 void pcr_ctlsock_poll(void);
 /** Close every client and the socket, and remove its file. */

@@ -88,29 +88,47 @@ flow_q_sub(bool one_writer, struct pcr_flow *f, uint64_t q)
  * another worker it waits for, is kept from its CPU), go on, marked as
  * left: that try fails and the control lcore makes another. Claimed, wait
  * for the release: the control lcore is reading the counters, a few
- * microseconds. Waiting yields now and then, so a control lcore that
- * shares this CPU gets it (where nothing else wants the CPU, the yield
- * returns at once).
+ * microseconds; not released PCR_SYNC_PARK_US after the claim (it lost
+ * its CPU while it read), go on all the same, marked abandoned: what it
+ * read is void and it tries again. So a worker never waits more than
+ * twice PCR_SYNC_PARK_US for a reader, whatever the reader's CPU does.
+ * Waiting yields now and then, so a control lcore that shares this CPU
+ * gets it (where nothing else wants the CPU, the yield returns at once).
  */
 static void __rte_noinline __rte_cold
 sync_park(struct pcr_lcore *lc, uint32_t r)
 {
-	const uint64_t until = rte_rdtsc() + lc->dp->sync_park_tsc;
+	const uint64_t t0 = rte_rdtsc(), park = lc->dp->sync_park_tsc;
+	uint64_t until = t0 + park, now = t0;
 	unsigned int spins = 0;
+	bool claimed = false;
 
 	lc->sync_seen = r;
 	__atomic_store_n(&lc->sync_ack, r, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&lc->dp->sync_rel, __ATOMIC_ACQUIRE) != r) {
-		uint32_t want = r;
+		uint32_t want = claimed ? r + PCR_SYNC_CLAIMED : r;
 
-		if (rte_rdtsc() > until &&
+		now = rte_rdtsc();
+		if (!claimed && __atomic_load_n(&lc->sync_ack, __ATOMIC_ACQUIRE) ==
+					r + PCR_SYNC_CLAIMED) {
+			claimed = true;
+			until = now + park;
+			continue;
+		}
+		if (now > until &&
 		    __atomic_compare_exchange_n(&lc->sync_ack, &want,
-						r + PCR_SYNC_LEFT, false,
-						__ATOMIC_ACQ_REL,
+						want + (claimed ? PCR_SYNC_ABANDONED -
+									  PCR_SYNC_CLAIMED :
+								  PCR_SYNC_LEFT),
+						false, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
-			return;
+			break;
 		pcr_sync_wait(&spins, lc->sync_yield);
 	}
+	now = rte_rdtsc() - t0;
+	__atomic_store_n(&lc->park_tsc, lc->park_tsc + now, __ATOMIC_RELAXED);
+	if (now > lc->park_max_tsc)
+		__atomic_store_n(&lc->park_max_tsc, now, __ATOMIC_RELAXED);
 }
 
 /* The snapshot handshake (pcr_stats_snapshot()), at the top of every
@@ -255,15 +273,15 @@ pcr_flowtab_free(struct pcr_flowtab *ft)
 	rte_free(ft);
 }
 
-/* The first live class whose rule fits, in file order; else default. */
+/* The first live class whose rule fits, in match order; else default. */
 static uint16_t
 classify_flow(const struct pcr_classtab *ct, const struct pcr_flow_key *k)
 {
 	unsigned int i;
 
-	for (i = 1; i < ct->n; i++)
-		if (ct->live[i] && pcr_match_key(&ct->match[i], k))
-			return (uint16_t)i;
+	for (i = 0; i < ct->n_order; i++)
+		if (pcr_match_key(&ct->match[ct->order[i]], k))
+			return ct->order[i];
 	return 0;
 }
 

@@ -47,6 +47,7 @@ RTE_LOG_REGISTER(pcr_logtype, pacer.main, INFO);
 
 static volatile sig_atomic_t signals_seen;
 static volatile sig_atomic_t reloads_asked; /* SIGHUP: reload */
+static volatile sig_atomic_t reload_pid;    /* who sent the last one */
 static bool pdump_on; /* rte_pdump_init() worked: uninit at exit */
 
 /* signals closer together than this are one request (see control_loop) */
@@ -60,9 +61,11 @@ on_signal(int sig)
 }
 
 static void
-on_sighup(int sig)
+on_sighup(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
+	(void)uc;
+	reload_pid = si != NULL ? si->si_pid : 0;
 	reloads_asked++;
 }
 
@@ -330,15 +333,18 @@ behind_watch(struct pcr_app *a, uint64_t now)
 			w[p].since = now;
 			w[p].worst = b;
 			w[p].drop0 = drop_late_total(a, p);
+			/* it went behind a while ago (it sent more than the
+			 * bound late for longer than that) and may be
+			 * catching up now: say both, not one as the other */
 			if (max_late != 0)
 				PCR_LOG(WARNING,
-					"port %u: the TX lcore cannot keep up: it sends what is due %.1f ms late, more than --max-late %" PRIu64
-					" us; refusing at RX what would leave later (drop_late)",
-					p, pcr_stats_ns(b) / 1e6, max_late);
+					"port %u: the TX lcore cannot keep up: it sent what was due more than --max-late %" PRIu64
+					" us late for longer than that (now %.1f ms late); refusing at RX what would leave later (drop_late)",
+					p, max_late, pcr_stats_ns(b) / 1e6);
 			else
 				PCR_LOG(WARNING,
-					"port %u: the TX lcore cannot keep up: it sends what is due %.1f ms late (--max-late 0: nothing is refused, packets leave that late)",
-					p, pcr_stats_ns(b) / 1e6);
+					"port %u: the TX lcore cannot keep up: it sent what was due more than %u ms late for longer than that (now %.1f ms late; --max-late 0: nothing is refused, packets leave that late)",
+					p, PCR_BEHIND_WARN_US / 1000, pcr_stats_ns(b) / 1e6);
 			continue;
 		}
 		w[p].worst = RTE_MAX(w[p].worst, b);
@@ -402,9 +408,20 @@ control_loop(struct pcr_app *a)
 			char what[1024], err[1024];
 
 			reloads_done = reloads_asked;
-			/* the control layer logs what a reload changed */
+			/* the control layer logs what a reload changed, and
+			 * who sent the signal (systemctl reload runs pacerctl
+			 * reload instead, which hears why one is refused) */
+			{
+				char who[64];
+
+				snprintf(who, sizeof(who), "SIGHUP from pid %d",
+					 (int)reload_pid);
+				pcr_ctl_origin_set(who, 0);
+			}
 			if (pcr_ctl_reload(what, sizeof(what), err, sizeof(err)) != 0)
-				PCR_LOG(ERR, "SIGHUP: %s", err);
+				PCR_LOG(ERR, "SIGHUP from pid %d: %s", (int)reload_pid,
+					err);
+			pcr_ctl_origin_set(NULL, 0);
 		}
 		st = __atomic_load_n(&a->dp.state, __ATOMIC_ACQUIRE);
 		now = rte_rdtsc();
@@ -482,6 +499,7 @@ control_loop(struct pcr_app *a)
 		}
 		if (now >= next_link) {
 			link_poll(a, false);
+			pcr_stats_rate_poll(now);
 			pcr_rank_poll(now);
 			behind_watch(a, now);
 			next_link = now + a->tsc_hz / 100;
@@ -543,7 +561,15 @@ main(int argc, char **argv)
 	/* from here on a signal stops the run cleanly, however early */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_sighup);
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_sighup;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGHUP, &sa, NULL);
+	}
 
 	/* before rte_eal_init(): runs after the EAL's own atexit handlers */
 	atexit(runtime_dir_remove);
@@ -577,6 +603,16 @@ main(int argc, char **argv)
 				p);
 			pcr_usage_exit_eal();
 		}
+	/* the control socket before anything starts: a path taken by
+	 * another pacer, or by a file that is not a socket, is a
+	 * configuration error (exit 2) */
+	rc = pcr_ctlsock_init(&a->cfg);
+	if (rc == -EINVAL || rc == -EEXIST)
+		pcr_usage_exit_eal();
+	if (rc != 0)
+		pcr_fatal("cannot set up the control socket (--control-socket none for none)");
+	/* its file goes before the runtime directory on any exit */
+	atexit(pcr_ctlsock_close);
 	if (rte_lcore_count() < 2) {
 		PCR_LOG(ERR,
 			"needs 2 lcores or more (e.g. -l 0,1): the main one for control, workers for RX/TX");
@@ -681,18 +717,18 @@ main(int argc, char **argv)
 		pcr_fatal("cannot register the telemetry commands");
 	/* live capture: dpdk-dumpcap / dpdk-pdump, secondary processes that
 	 * attach through the shared configuration (not with --no-shconf) */
-	if (rte_pdump_init() == 0) {
+	if (!rte_eal_has_hugepages()) {
+		/* rte_pdump_init() would work, but dumpcap, a secondary
+		 * process, cannot map memory that is not in hugepages */
+		printf("pacer: live capture off: dpdk-dumpcap maps pacer's memory, which needs hugepages (this run has --no-huge; pacer(8), LIVE CAPTURE)\n");
+	} else if (rte_pdump_init() == 0) {
 		pdump_on = true;
 		printf("pacer: live capture on (dpdk-dumpcap --file-prefix=%s -i PORT)\n",
 		       strrchr(rte_eal_get_runtime_dir(), '/') + 1);
 	} else {
-		PCR_LOG(INFO, "live capture off: %s (it needs the shared configuration: no --no-shconf)",
-			rte_strerror(rte_errno));
+		printf("pacer: live capture off: %s (dpdk-dumpcap needs the shared configuration: no --no-shconf or --in-memory; pacer(8), LIVE CAPTURE)\n",
+		       rte_strerror(rte_errno));
 	}
-	if (pcr_ctlsock_init(a->cfg.control_socket) != 0)
-		pcr_fatal("cannot set up the control socket (--control-socket none for none)");
-	/* its file goes before the runtime directory on any exit */
-	atexit(pcr_ctlsock_close);
 	/* with a script, forwarding waits for it (or its `start`) */
 	a->dp.forwarding = a->cfg.auto_start && a->cfg.cmdline_file[0] == '\0';
 	RTE_LCORE_FOREACH_WORKER(l)

@@ -12,9 +12,11 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -24,7 +26,8 @@
 
 #include "pacer.h"
 
-enum opt_kind { K_RATE, K_SIZE, K_U64, K_HPOL, K_BOOL, K_PATH };
+enum opt_kind { K_RATE, K_SIZE, K_U64, K_HPOL, K_BOOL, K_PATH, K_MODE,
+		K_OWNER };
 
 struct opt_def {
 	const char *name;     /* long option and [pacer] key */
@@ -77,7 +80,11 @@ static const struct opt_def opt_defs[] = {
 	{ "exit-on-idle", K_U64, OFF(exit_on_idle_ms), 0, 1ull << 40, "MS",
 	  "stop once nothing arrived for MS and all is sent, 0 = never [0]", false },
 	{ "control-socket", K_PATH, OFF(control_socket), 0, 0, "PATH",
-	  "serve the prompt's commands on this UNIX socket (pacerctl), root-only; none = no socket [pacer.sock in the EAL runtime directory]", false },
+	  "serve the prompt's commands on this UNIX socket (pacerctl); a file already there is replaced only if it is a socket nobody listens on; none = no socket [pacer.sock in the EAL runtime directory]", false },
+	{ "control-socket-mode", K_MODE, OFF(control_socket_mode), 0, 0777, "MODE",
+	  "the control socket's permissions, octal: who may connect (0660 with --control-socket-owner :GROUP lets a group read statistics); only root and pacer's own user may change anything [0600]", false },
+	{ "control-socket-owner", K_OWNER, OFF(control_socket_owner), 0, 0, "USER[:GROUP]",
+	  "the control socket's owner and group (names or numbers; :GROUP alone sets the group) [pacer's own]", false },
 	{ "stats-json", K_PATH, OFF(stats_json), 0, 0, "FILE",
 	  "write the final statistics as JSON to FILE", false },
 	{ "stats-period", K_U64, OFF(stats_period_s), 0, 86400, "S",
@@ -166,6 +173,7 @@ pcr_options_defaults(struct pcr_config *c)
 	c->stage_lead_us = PCR_STAGE_LEAD_US_DEFAULT;
 	c->stage_lead_min_us = PCR_STAGE_LEAD_MIN_US_DEFAULT;
 	c->max_port_named = -1;
+	c->control_socket_mode = 0600;
 	snprintf(c->classes[0].name, sizeof(c->classes[0].name), "default");
 	c->classes[0].match.any = true;
 	snprintf(c->classes[0].match_str, sizeof(c->classes[0].match_str),
@@ -268,6 +276,35 @@ set_value(struct pcr_config *c, const struct opt_def *d, const char *val,
 		}
 		snprintf((char *)p, PATH_MAX, "%s", val);
 		return 0;
+	case K_MODE: {
+		char *end;
+		unsigned long m;
+
+		errno = 0;
+		m = strtoul(val, &end, 8);
+		if (val[0] == '\0' || *end != '\0' || errno != 0 || m > d->max ||
+		    val[0] == '-' || val[0] == '+') {
+			snprintf(err, sizeof(err),
+				 "'%.64s' is not a file mode in octal, 0 to %03" PRIo64,
+				 val, d->max);
+			goto bad;
+		}
+		*(uint64_t *)p = m;
+		return 0;
+	}
+	case K_OWNER: {
+		uid_t u;
+		gid_t g;
+
+		if (strlen(val) >= PATH_MAX ||
+		    pcr_owner_parse(val, &u, &g, err, sizeof(err)) != 0) {
+			if (err[0] == '\0')
+				snprintf(err, sizeof(err), "too long");
+			goto bad;
+		}
+		snprintf((char *)p, PATH_MAX, "%s", val);
+		return 0;
+	}
 	}
 	snprintf(err, sizeof(err), "internal: unknown kind");
 bad:
@@ -312,10 +349,132 @@ pcr_class_new(const struct pcr_config *c, const char *name, bool is_default,
 			snprintf(err, errlen, "class '%s' exists already", name);
 			return -1;
 		}
-	if (c->n_classes >= PCR_MAX_CLASSES) {
+	if (pcr_class_slot(c) < 0) {
 		snprintf(err, errlen,
-			 "no class index left (%d in all since start, deleted ones included)",
+			 "%d classes are the most, default included: delete one first",
 			 PCR_MAX_CLASSES);
+		return -1;
+	}
+	return 0;
+}
+
+int
+pcr_class_slot(const struct pcr_config *c)
+{
+	int best = -1;
+	unsigned int i;
+
+	if (c->n_classes < PCR_MAX_CLASSES)
+		return (int)c->n_classes;
+	for (i = 1; i < c->n_classes; i++)
+		if (c->classes[i].deleted &&
+		    (best < 0 ||
+		     (int32_t)(c->classes[i].deleted_at -
+			       c->classes[best].deleted_at) < 0))
+			best = (int)i;
+	return best;
+}
+
+void
+pcr_class_place(struct pcr_config *c, unsigned int k,
+		const struct pcr_class_conf *cl)
+{
+	uint32_t gen = k < c->n_classes ? c->classes[k].gen + 1 : 0;
+
+	c->classes[k] = *cl;
+	c->classes[k].deleted = false;
+	c->classes[k].gen = gen;
+	c->classes[k].seq = ++c->class_clock;
+	if (k >= c->n_classes)
+		c->n_classes = k + 1;
+}
+
+void
+pcr_class_delete(struct pcr_config *c, unsigned int k)
+{
+	c->classes[k].deleted = true;
+	c->classes[k].deleted_at = ++c->class_clock;
+	c->classes_deleted++;
+}
+
+unsigned int
+pcr_class_order(const struct pcr_config *c, uint8_t *ids)
+{
+	unsigned int i, j, n = 0;
+
+	/* insertion by seq: at most 63 */
+	for (i = 1; i < c->n_classes; i++) {
+		if (c->classes[i].deleted)
+			continue;
+		for (j = n; j > 0 && (int32_t)(c->classes[ids[j - 1]].seq -
+					       c->classes[i].seq) > 0; j--)
+			ids[j] = ids[j - 1];
+		ids[j] = (uint8_t)i;
+		n++;
+	}
+	return n;
+}
+
+/* A user or group name, or a number, into @p id; -1 if neither. */
+static int
+id_parse(const char *s, bool group, unsigned long *id)
+{
+	char *end;
+
+	if (s[0] >= '0' && s[0] <= '9') {
+		errno = 0;
+		*id = strtoul(s, &end, 10);
+		return *end == '\0' && errno == 0 && *id < UINT32_MAX ? 0 : -1;
+	}
+	if (group) {
+		const struct group *g = getgrnam(s);
+
+		if (g == NULL)
+			return -1;
+		*id = g->gr_gid;
+	} else {
+		const struct passwd *pw = getpwnam(s);
+
+		if (pw == NULL)
+			return -1;
+		*id = pw->pw_uid;
+	}
+	return 0;
+}
+
+int
+pcr_owner_parse(const char *s, uid_t *uid, gid_t *gid, char *err,
+		size_t errlen)
+{
+	char buf[256], *colon;
+	unsigned long id;
+
+	*uid = (uid_t)-1;
+	*gid = (gid_t)-1;
+	if (strlen(s) >= sizeof(buf) || s[0] == '\0') {
+		snprintf(err, errlen, "'%.64s': USER, USER:GROUP or :GROUP", s);
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", s);
+	colon = strchr(buf, ':');
+	if (colon != NULL)
+		*colon++ = '\0';
+	if (buf[0] != '\0') {
+		if (id_parse(buf, false, &id) != 0) {
+			snprintf(err, errlen, "'%.64s': no such user", buf);
+			return -1;
+		}
+		*uid = (uid_t)id;
+	}
+	if (colon != NULL) {
+		if (colon[0] == '\0' || id_parse(colon, true, &id) != 0) {
+			snprintf(err, errlen, "'%.64s': no such group", colon);
+			return -1;
+		}
+		*gid = (gid_t)id;
+	}
+	if (buf[0] == '\0' && colon == NULL) {
+		snprintf(err, errlen, "'%.64s': USER, USER:GROUP or :GROUP", s);
 		return -1;
 	}
 	return 0;
@@ -419,7 +578,7 @@ load_class(struct pcr_config *c, struct rte_cfgfile *cf, const char *sect,
 	if (is_default)
 		c->classes[0] = cl;
 	else
-		c->classes[c->n_classes++] = cl;
+		pcr_class_place(c, c->n_classes, &cl);
 	return 0;
 }
 
@@ -755,7 +914,11 @@ value_write(FILE *f, const struct opt_def *d, const void *p)
 		fprintf(f, "%s", *(const bool *)p ? "yes" : "no");
 		break;
 	case K_PATH:
+	case K_OWNER:
 		fprintf(f, "%s", (const char *)p);
+		break;
+	case K_MODE:
+		fprintf(f, "%04" PRIo64, *(const uint64_t *)p);
 		break;
 	}
 }
@@ -777,6 +940,7 @@ pcr_options_restart_diff(const struct pcr_config *now,
 			continue;
 		switch (d->kind) {
 		case K_PATH:
+		case K_OWNER:
 			same = strcmp(a, b) == 0;
 			break;
 		case K_HPOL:
@@ -830,15 +994,17 @@ pcr_class_name_ok(const char *name)
 void
 pcr_options_write(FILE *f, const struct pcr_config *c)
 {
+	uint8_t ids[PCR_MAX_CLASSES];
+	unsigned int k, n;
 	size_t i;
-	unsigned int k;
 
 	fprintf(f, "[pacer]\n");
 	for (i = 0; i < N_OPTS; i++) {
 		const struct opt_def *d = &opt_defs[i];
 		const void *p = (const char *)c + d->off;
 
-		if (d->kind == K_PATH && *(const char *)p == '\0')
+		if ((d->kind == K_PATH || d->kind == K_OWNER) &&
+		    *(const char *)p == '\0')
 			continue;
 		fprintf(f, "%s = ", d->name);
 		value_write(f, d, p);
@@ -850,11 +1016,11 @@ pcr_options_write(FILE *f, const struct pcr_config *c)
 			rate_write(f, c->port_rate_bps[k]);
 			fprintf(f, "\n");
 		}
-	for (k = 1; k < c->n_classes; k++) {
-		const struct pcr_class_conf *cl = &c->classes[k];
+	/* in match order: a file read back matches as the running pacer */
+	n = pcr_class_order(c, ids);
+	for (k = 0; k < n; k++) {
+		const struct pcr_class_conf *cl = &c->classes[ids[k]];
 
-		if (cl->deleted)
-			continue;
 		fprintf(f, "\n[class %s]\nmatch = %s\nrate = ", cl->name,
 			cl->match_str);
 		rate_write(f, cl->rate_bps);

@@ -21,6 +21,7 @@
 
 #include <limits.h>
 #include <sched.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -64,6 +65,10 @@
 #define PCR_SYNC_STEP 4u
 #define PCR_SYNC_LEFT 1u
 #define PCR_SYNC_CLAIMED 2u
+/* claimed, then left before the release: the control lcore kept from its
+ * CPU while it read (the worker waited PCR_SYNC_PARK_US once claimed
+ * too); what it read is void and it tries again */
+#define PCR_SYNC_ABANDONED 3u
 /* tries of one snapshot before it reads the counters as they run (not
  * consistent); each failed one held a worker PCR_SYNC_PARK_US at most */
 #define PCR_SYNC_TRIES 8
@@ -111,7 +116,17 @@ int pcr_order_parse(const char *s, enum pcr_order *o);
 
 struct pcr_class_conf {
 	char name[PCR_CLASS_NAMELEN];
-	bool deleted;           /**< `del class` at run time: slot unused */
+	bool deleted;           /**< `del class` at run time: slot free */
+	/** where its rule is matched: classes are matched in ascending seq
+	 *  (the file's order; `add class` after the others), whatever their
+	 *  index (a class's id, from a free slot: pcr_class_slot()) */
+	uint32_t seq;
+	/** when it was deleted (pcr_config.class_clock): the slot deleted
+	 *  longest ago is taken first */
+	uint32_t deleted_at;
+	/** the slot's incarnation: a new class in a slot that held another
+	 *  gets fresh calendars, counters and completion-order learning */
+	uint32_t gen;
 	struct pcr_match match;
 	char match_str[256];
 	uint64_t rate_bps;      /**< class aggregate; 0 = unlimited */
@@ -156,17 +171,24 @@ struct pcr_config {
 				  *   stamped this long goes first, 0 = never */
 	uint64_t guard_frames;   /**< ... for this many frames */
 	uint64_t nic_clock_bits; /**< NIC clock counter width */
-	/** classes[0] is "default"; the others in file (match) order. A
-	 *  class's index is its id for good: `del class` marks it deleted,
-	 *  `add class` takes the next index. */
+	/** classes[0] is "default"; the others by index (their id while
+	 *  they live), matched in seq order. `del class` marks a slot
+	 *  deleted; `add class` takes a slot never used, else the one
+	 *  deleted longest ago (pcr_class_slot()). */
 	struct pcr_class_conf classes[PCR_MAX_CLASSES];
-	unsigned int n_classes;  /**< indexes used, deleted ones included */
+	unsigned int n_classes;  /**< slots used, deleted ones included */
+	uint32_t class_clock;    /**< counts adds and deletes (seq,
+				  *   deleted_at, gen) */
+	uint32_t classes_deleted; /**< deleted since start */
 	/* run-time mode (command line only) */
 	bool interactive;        /**< -i: the pacer> prompt */
 	bool auto_start;         /**< -a: forward at once (default without -i) */
 	char cmdline_file[PATH_MAX]; /**< commands run before forwarding */
 	char control_socket[PATH_MAX]; /**< "" = in the runtime directory,
 					*   "none" = no control socket */
+	uint64_t control_socket_mode; /**< its file's mode [0600] */
+	char control_socket_owner[PATH_MAX]; /**< USER[:GROUP] of its file,
+					      *   "" = pacer's own */
 	/** [port N] rate overrides */
 	bool port_rate_set[PCR_MAX_PORTS];
 	uint64_t port_rate_bps[PCR_MAX_PORTS];
@@ -199,6 +221,26 @@ void pcr_options_write(FILE *f, const struct pcr_config *c);
  * INI section header carries through unchanged). @return true if valid.
  */
 bool pcr_class_name_ok(const char *name);
+/**
+ * The slot a new class takes in @p c: one never used, else the one
+ * deleted longest ago (its counters and calendars start afresh:
+ * pcr_class_conf.gen). @return its index, or -1 when every slot holds a
+ * live class.
+ */
+int pcr_class_slot(const struct pcr_config *c);
+/** Put class @p cl into slot @p k of @p c, matched after every other
+ *  class (seq), as a fresh incarnation of the slot. */
+void pcr_class_place(struct pcr_config *c, unsigned int k,
+		     const struct pcr_class_conf *cl);
+/** Mark class @p k of @p c deleted (its slot free for pcr_class_slot()). */
+void pcr_class_delete(struct pcr_config *c, unsigned int k);
+/** The live classes of @p c but default, in match order, into @p ids.
+ *  @return how many. */
+unsigned int pcr_class_order(const struct pcr_config *c, uint8_t *ids);
+/** "USER", "USER:GROUP" or ":GROUP" (names or numbers) into @p uid and
+ *  @p gid ((uid_t)-1 / (gid_t)-1 where not given): 0, or -1 with why. */
+int pcr_owner_parse(const char *s, uid_t *uid, gid_t *gid, char *err,
+		    size_t errlen);
 /** Why pcr_class_name_ok() refuses, for messages. */
 #define PCR_CLASS_NAME_RULE "1..31 letters, digits, '_', '-' or '.'"
 /**
@@ -302,6 +344,8 @@ _Static_assert(sizeof(struct pcr_flow) == RTE_CACHE_LINE_SIZE,
 struct pcr_classtab {
 	uint16_t gen;
 	unsigned int n;                      /**< indexes used */
+	unsigned int n_order;                /**< live classes but default */
+	uint8_t order[PCR_MAX_CLASSES];      /**< their ids, in match order */
 	bool live[PCR_MAX_CLASSES];          /**< not deleted */
 	struct pcr_match match[PCR_MAX_CLASSES];
 };
@@ -356,6 +400,9 @@ struct pcr_rates {
 	 * NULL: they come from pcr_rates_publish()) */
 	struct pcr_cal *agg_cal;
 	struct pcr_cal *cls_cal[PCR_MAX_CLASSES];
+	/** the incarnation (pcr_class_conf.gen) each class calendar is for:
+	 *  a slot taken by a new class gets a new calendar */
+	uint32_t cls_gen[PCR_MAX_CLASSES];
 };
 
 /** Counters of one port kept by one lcore (single writer). */
@@ -657,6 +704,9 @@ struct pcr_lcore {
 	 * it left unclaimed or the control lcore claimed it */
 	uint32_t sync_seen;
 	uint32_t sync_ack;
+	/* its time parked at handshakes (TSC cycles): in all, the longest */
+	uint64_t park_tsc;
+	uint64_t park_max_tsc;
 	bool sync_yield;         /**< shares a CPU with the main lcore */
 	bool running;
 	bool rx_stopped;
@@ -835,7 +885,10 @@ struct pcr_port_snap {
 	uint64_t classify[PCR_CLASSIFY_RESULT_MAX];
 	uint64_t flows_new, flows_aged, flow_table_full, flow_cache_hits;
 	struct pcr_wheel_stats wheel;
+	/** per class, since its class took the slot (pcr_stats_class_restart()) */
 	struct pcr_class_stats cls[PCR_MAX_CLASSES];
+	/** what the classes deleted since start sent, together */
+	struct pcr_class_stats cls_deleted;
 	struct pcr_hist err;
 };
 
@@ -856,6 +909,14 @@ struct pcr_lcore_snap {
 struct pcr_snapshot {
 	uint64_t tsc;
 	bool consistent;
+	/** handshakes made so far (the workers paused for each), live
+	 *  readers served a snapshot another had asked for (shared), and the
+	 *  workers' time parked at handshakes (all workers, TSC cycles) and
+	 *  its longest single stretch */
+	uint64_t snapshots;
+	uint64_t snapshots_shared;
+	uint64_t park_tsc;
+	uint64_t park_max_tsc;
 	/** over the run so far: handshake tries that failed (a worker left
 	 *  unclaimed, PCR_SYNC_PARK_US) and were made again; snapshots read
 	 *  as the workers ran (not consistent) */
@@ -908,6 +969,24 @@ pcr_sync_wait(unsigned int *spins, bool yield)
 /** Take a consistent snapshot (workers paused between bursts) or, with
  *  the workers stopped, a final one. */
 void pcr_stats_snapshot(struct pcr_snapshot *s);
+/**
+ * What a live reader (a client's show, telemetry, the stats line) gets:
+ * the last snapshot if it is younger than PCR_SNAP_SHARE_MS, else a new
+ * one. However many clients ask however often, the workers pause for at
+ * most one handshake per PCR_SNAP_SHARE_MS.
+ */
+void pcr_stats_snapshot_live(struct pcr_snapshot *s);
+#define PCR_SNAP_SHARE_MS 20
+/** Slot @p k holds a new class from now: its counters count from here,
+ *  what the class before sent goes to the deleted classes' sum. */
+void pcr_stats_class_restart(unsigned int k);
+/** Sample every port's byte counters (the control loop, every 10 ms),
+ *  for pcr_stats_rate(). */
+void pcr_stats_rate_poll(uint64_t now_tsc);
+/** Port @p p's receive and transmit rates over the last second or so
+ *  (@p window_s): 0, or -1 before two samples. */
+int pcr_stats_rate(uint16_t p, double *rx_bps, double *tx_bps,
+		   double *window_s);
 /** @p cycles in ns at the TSC rate pacer started with: how every reported
  *  duration is converted, so a total reads the same at every read. */
 uint64_t pcr_stats_ns(uint64_t cycles);

@@ -64,6 +64,80 @@ wheel_stats_add(struct pcr_wheel_stats *sum, const struct pcr_wheel_stats *add)
 	sum->levels = RTE_MAX(sum->levels, add->levels);
 }
 
+/*
+ * A slot's class counters count from when its class took it: what the TX
+ * lcores have counted for the slot then is its base; what the classes
+ * before sent is the deleted classes' (control lcore, under the lock).
+ */
+static struct pcr_class_stats cls_base[PCR_MAX_PORTS][PCR_MAX_CLASSES];
+static struct pcr_class_stats cls_gone[PCR_MAX_PORTS];
+
+/* The last live snapshot, shared by readers for PCR_SNAP_SHARE_MS. */
+static struct pcr_snapshot *shared;
+static bool shared_valid;
+static uint64_t snapshots, snapshots_shared;
+
+/* Port @p p's class counters (raw sums, in @p ps) as reported. */
+static void
+class_counts(unsigned int p, struct pcr_port_snap *ps)
+{
+	const struct pcr_config *c = &pcr_app.cfg;
+	unsigned int k;
+
+	ps->cls_deleted = cls_gone[p];
+	for (k = 0; k < c->n_classes; k++) {
+		struct pcr_class_stats *x = &ps->cls[k];
+
+		x->tx_packets -= cls_base[p][k].tx_packets;
+		x->tx_bytes -= cls_base[p][k].tx_bytes;
+		if (c->classes[k].deleted) {
+			ps->cls_deleted.tx_packets += x->tx_packets;
+			ps->cls_deleted.tx_bytes += x->tx_bytes;
+		}
+	}
+}
+
+void
+pcr_stats_class_restart(unsigned int k)
+{
+	uint16_t p, q;
+
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct pcr_class_stats raw = { 0, 0 };
+		struct pcr_txport *tp;
+
+		PCR_TXQ_FOREACH(&pcr_app.ports[p], q, tp) {
+			raw.tx_packets += __atomic_load_n(&tp->cls[k].tx_packets,
+							  __ATOMIC_RELAXED);
+			raw.tx_bytes += __atomic_load_n(&tp->cls[k].tx_bytes,
+							__ATOMIC_RELAXED);
+		}
+		cls_gone[p].tx_packets += raw.tx_packets - cls_base[p][k].tx_packets;
+		cls_gone[p].tx_bytes += raw.tx_bytes - cls_base[p][k].tx_bytes;
+		cls_base[p][k] = raw;
+	}
+	shared_valid = false;
+}
+
+/* What the PMDs count (descriptors and mbufs they had none of): read
+ * before the workers are held, so that a PMD whose statistics take a
+ * system call or a register read does not hold them (the two add to both
+ * sides of the conservation check alike). */
+static void
+collect_eth(struct pcr_snapshot *s)
+{
+	uint16_t p;
+
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct rte_eth_stats es;
+
+		if (rte_eth_stats_get(p, &es) == 0) {
+			s->port[p].rx_nombuf = es.rx_nombuf;
+			s->port[p].rx_missed = es.imissed;
+		}
+	}
+}
+
 /* The counters, into a cleared @p s: what the workers are parked for. */
 static void
 collect(struct pcr_snapshot *s)
@@ -75,12 +149,7 @@ collect(struct pcr_snapshot *s)
 	for (p = 0; p < pcr_app.n_ports; p++) {
 		struct pcr_port_snap *ps = &s->port[p];
 		struct pcr_txport *tp;
-		struct rte_eth_stats es;
 
-		if (rte_eth_stats_get(p, &es) == 0) {
-			ps->rx_nombuf = es.rx_nombuf;
-			ps->rx_missed = es.imissed;
-		}
 		ps->link_up = __atomic_load_n(&pcr_app.ports[p].link_up,
 					      __ATOMIC_RELAXED);
 		ps->link_changes = __atomic_load_n(
@@ -118,6 +187,15 @@ collect(struct pcr_snapshot *s)
 				ps->cls[c].tx_bytes += tp->cls[c].tx_bytes;
 			}
 		}
+	}
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct pcr_lcore *lc = pcr_app.lcores[l];
+
+		if (lc == NULL)
+			continue;
+		s->park_tsc += __atomic_load_n(&lc->park_tsc, __ATOMIC_RELAXED);
+		s->park_max_tsc = RTE_MAX(s->park_max_tsc,
+			__atomic_load_n(&lc->park_max_tsc, __ATOMIC_RELAXED));
 	}
 	for (l = 0; l < RTE_MAX_LCORE; l++) {
 		struct pcr_lcore *lc = pcr_app.lcores[l];
@@ -182,6 +260,7 @@ collect(struct pcr_snapshot *s)
 		struct pcr_port_snap *ps = &s->port[p];
 		unsigned int i;
 
+		class_counts(p, ps);
 		ps->queued = ps->wheel.queued + ps->pending + ps->staged;
 		/* per packet: over what the RX lcores received (rx_packets less
 		 * what the PMD had no room for), staged, sent */
@@ -330,16 +409,16 @@ sync_try(uint32_t r, bool yield)
 
 /*
  * Hold the running workers for a snapshot: requests until one try claims
- * them all (PCR_SYNC_TRIES at most; a worker that does not answer in
- * 100 ms ends it). True when they are held, under request *@p r, which
- * the caller releases after it read; false (counted) when they run on.
+ * them all, *@p tries of PCR_SYNC_TRIES at most (a worker that does not
+ * answer in 100 ms ends it). True when they are held, under request
+ * *@p r, which the caller releases after it read; false (counted) when
+ * they run on.
  */
 static bool
-sync_hold(uint32_t *r)
+sync_hold(uint32_t *r, unsigned int *tries)
 {
 	rte_cpuset_t mine;
 	bool yield = true;
-	unsigned int tries;
 
 	/* this thread yields while it waits only if a worker may run on
 	 * its CPU (it waits for that worker's acknowledgement) */
@@ -347,12 +426,12 @@ sync_hold(uint32_t *r)
 		CPU_AND(&mine, &mine, &pcr_app.worker_cpus);
 		yield = CPU_COUNT(&mine) != 0;
 	}
-	for (tries = 1;; tries++) {
+	for (;; ++*tries) {
 		enum sync_result res;
 
 		*r = __atomic_add_fetch(&pcr_app.dp.sync_req, PCR_SYNC_STEP,
 					__ATOMIC_ACQ_REL);
-		if (tries == 1)
+		if (*tries == 1)
 			test_snapshot_hook();
 		res = sync_try(*r, yield);
 		if (res == SYNC_CLAIMED)
@@ -361,7 +440,7 @@ sync_hold(uint32_t *r)
 		__atomic_store_n(&pcr_app.dp.sync_rel, *r, __ATOMIC_RELEASE);
 		/* a worker that does not answer in 100 ms will not answer the
 		 * next try either */
-		if (res != SYNC_LEFT || tries == PCR_SYNC_TRIES) {
+		if (res != SYNC_LEFT || *tries >= PCR_SYNC_TRIES) {
 			sync_inconsistent++;
 			return false;
 		}
@@ -369,27 +448,146 @@ sync_hold(uint32_t *r)
 	}
 }
 
+/* A worker claimed for request @p r left before the release (it waited
+ * PCR_SYNC_PARK_US): what was read meanwhile is void. */
+static bool
+sync_abandoned(uint32_t r)
+{
+	unsigned int l;
+
+	/* the counters were read before this (the workers' stores they
+	 * saw happened before each one's abandon, or not at all) */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct pcr_lcore *lc = pcr_app.lcores[l];
+
+		if (lc != NULL && __atomic_load_n(&lc->sync_ack, __ATOMIC_ACQUIRE) ==
+					  r + PCR_SYNC_ABANDONED)
+			return true;
+	}
+	return false;
+}
+
 void
 pcr_stats_snapshot(struct pcr_snapshot *s)
 {
-	bool held = false;
+	unsigned int tries = 1;
 	uint32_t r = 0;
 
-	memset(s, 0, sizeof(*s));
 	/* stopped workers need no holding: a final snapshot is consistent */
-	if (workers_running()) {
-		held = sync_hold(&r);
+	for (;;) {
+		bool held = false, void_read;
+
+		memset(s, 0, sizeof(*s));
+		collect_eth(s);
+		if (!workers_running()) {
+			collect(s);
+			s->consistent = true;
+			break;
+		}
+		snapshots++;
+		held = sync_hold(&r, &tries);
+		collect(s);
 		s->consistent = held;
-	} else {
-		s->consistent = true;
-	}
-	collect(s);
-	if (held)
+		if (!held)
+			break;
+		void_read = sync_abandoned(r);
 		__atomic_store_n(&pcr_app.dp.sync_rel, r, __ATOMIC_RELEASE);
+		if (!void_read)
+			break;
+		sync_retries++;
+		if (tries++ >= PCR_SYNC_TRIES) {
+			/* as read, but it says so */
+			s->consistent = false;
+			sync_inconsistent++;
+			break;
+		}
+	}
 	s->sync_retries = sync_retries;
 	s->sync_inconsistent = sync_inconsistent;
+	s->snapshots = snapshots;
+	s->snapshots_shared = snapshots_shared;
 	collect_hist(s);
 	collect_run_delay(s);
+}
+
+void
+pcr_stats_snapshot_live(struct pcr_snapshot *s)
+{
+	uint64_t now = rte_rdtsc();
+
+	if (shared == NULL)
+		shared = malloc(sizeof(*shared));
+	if (shared != NULL && shared_valid && workers_running() &&
+	    now - shared->tsc < pcr_app.tsc_hz / 1000 * PCR_SNAP_SHARE_MS) {
+		memcpy(s, shared, sizeof(*s));
+		s->snapshots_shared = ++snapshots_shared;
+		return;
+	}
+	pcr_stats_snapshot(s);
+	if (shared != NULL) {
+		memcpy(shared, s, sizeof(*s));
+		shared_valid = true;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Rates over a fixed window (show port stats)                         */
+
+#define RATE_SAMPLES 101 /* 1 s of 10 ms samples, and the one now */
+
+static struct {
+	uint64_t tsc;
+	uint64_t rx[PCR_MAX_PORTS], tx[PCR_MAX_PORTS];
+} rate_ring[RATE_SAMPLES];
+static unsigned int rate_head, rate_n;
+
+void
+pcr_stats_rate_poll(uint64_t now_tsc)
+{
+	unsigned int l, i = rate_head;
+	uint16_t p, q;
+
+	/* single-writer counters, read as they run: a rate needs no
+	 * handshake */
+	memset(&rate_ring[i], 0, sizeof(rate_ring[i]));
+	rate_ring[i].tsc = now_tsc;
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		struct pcr_txport *tp;
+
+		PCR_TXQ_FOREACH(&pcr_app.ports[p], q, tp)
+			rate_ring[i].tx[p] += __atomic_load_n(&tp->tx_bytes,
+							      __ATOMIC_RELAXED);
+	}
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct pcr_lcore *lc = pcr_app.lcores[l];
+
+		if (lc == NULL || lc->st == NULL)
+			continue;
+		for (p = 0; p < pcr_app.n_ports; p++)
+			rate_ring[i].rx[p] += __atomic_load_n(&lc->st[p].rx_bytes,
+							      __ATOMIC_RELAXED);
+	}
+	rate_head = (rate_head + 1) % RATE_SAMPLES;
+	if (rate_n < RATE_SAMPLES)
+		rate_n++;
+}
+
+int
+pcr_stats_rate(uint16_t p, double *rx_bps, double *tx_bps, double *window_s)
+{
+	unsigned int nw = (rate_head + RATE_SAMPLES - 1) % RATE_SAMPLES;
+	unsigned int old = (rate_head + RATE_SAMPLES - rate_n) % RATE_SAMPLES;
+	double dt;
+
+	if (rate_n < 2)
+		return -1;
+	dt = (double)(rate_ring[nw].tsc - rate_ring[old].tsc) /
+	     (double)pcr_app.tsc_hz;
+	*rx_bps = (double)(rate_ring[nw].rx[p] - rate_ring[old].rx[p]) * 8 / dt;
+	*tx_bps = (double)(rate_ring[nw].tx[p] - rate_ring[old].tx[p]) * 8 / dt;
+	*window_s = dt;
+	return 0;
 }
 
 int
@@ -673,17 +871,49 @@ pcr_stats_prometheus(const struct pcr_snapshot *s, FILE *f)
 	};
 	unsigned int i, p, k;
 
+	const struct pcr_config *cf = &pcr_app.cfg;
+	uint8_t ids[PCR_MAX_CLASSES];
+	unsigned int n;
+
+	/* counters end in _total, as Prometheus names them (dropped_total
+	 * does already) */
 	for (i = 0; i < pcr_n_port_counters; i++) {
 		const struct pcr_counter *c = &pcr_port_counters[i];
+		const char *sfx = c->kind == PCR_GAUGE ? "" :
+				  strstr(c->name, "_total") != NULL ? "" : "_total";
 
-		fprintf(f, "# HELP pacer_%s %s%s (%s)\n# TYPE pacer_%s %s\n",
-			c->name, c->kind == PCR_DROP ? "dropped: " : "", c->help,
-			c->unit, c->name, c->kind == PCR_GAUGE ? "gauge" : "counter");
+		fprintf(f, "# HELP pacer_%s%s %s%s (%s)\n# TYPE pacer_%s%s %s\n",
+			c->name, sfx, c->kind == PCR_DROP ? "dropped: " : "", c->help,
+			c->unit, c->name, sfx,
+			c->kind == PCR_GAUGE ? "gauge" : "counter");
 		for (p = 0; p < pcr_app.n_ports; p++)
-			fprintf(f, "pacer_%s{port=\"%u\",name=\"%s\"} %" PRIu64 "\n",
-				c->name, p, pcr_app.ports[p].name,
+			fprintf(f, "pacer_%s%s{port=\"%u\",name=\"%s\"} %" PRIu64 "\n",
+				c->name, sfx, p, pcr_app.ports[p].name,
 				pcr_counter_value(c, &s->port[p]));
 	}
+	/* per class and port (a class's series starts afresh when its slot
+	 * takes a new class: the name differs) */
+	n = pcr_class_order(cf, ids);
+	ids[n++] = 0;
+	fprintf(f, "# HELP pacer_class_tx_packets_total sent on the port by the class's flows (packets)\n"
+		   "# TYPE pacer_class_tx_packets_total counter\n");
+	for (p = 0; p < pcr_app.n_ports; p++)
+		for (k = 0; k < n; k++)
+			fprintf(f, "pacer_class_tx_packets_total{port=\"%u\",name=\"%s\",class=\"%s\"} %" PRIu64 "\n",
+				p, pcr_app.ports[p].name, cf->classes[ids[k]].name,
+				s->port[p].cls[ids[k]].tx_packets);
+	fprintf(f, "# HELP pacer_class_tx_bytes_total sent on the port by the class's flows (bytes)\n"
+		   "# TYPE pacer_class_tx_bytes_total counter\n");
+	for (p = 0; p < pcr_app.n_ports; p++)
+		for (k = 0; k < n; k++)
+			fprintf(f, "pacer_class_tx_bytes_total{port=\"%u\",name=\"%s\",class=\"%s\"} %" PRIu64 "\n",
+				p, pcr_app.ports[p].name, cf->classes[ids[k]].name,
+				s->port[p].cls[ids[k]].tx_bytes);
+	fprintf(f, "# HELP pacer_class_rate_bps the class's aggregate rate, bit/s (0: unlimited)\n"
+		   "# TYPE pacer_class_rate_bps gauge\n");
+	for (k = 0; k < n; k++)
+		fprintf(f, "pacer_class_rate_bps{class=\"%s\"} %" PRIu64 "\n",
+			cf->classes[ids[k]].name, cf->classes[ids[k]].rate_bps);
 	fprintf(f, "# HELP pacer_rate_bps the port's aggregate rate as an egress, bit/s (0: unlimited)\n"
 		   "# TYPE pacer_rate_bps gauge\n");
 	for (p = 0; p < pcr_app.n_ports; p++)
@@ -715,7 +945,8 @@ pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
 	       bool final)
 {
 	const struct pcr_config *c = &pcr_app.cfg;
-	unsigned int p, i, r;
+	uint8_t ids[PCR_MAX_CLASSES];
+	unsigned int p, i, r, k, n_ids;
 	const char *sep;
 
 	fprintf(f, "{\"ports\":[");
@@ -751,9 +982,11 @@ pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
 			fprintf(f, "%s%" PRIu64, i ? "," : "",
 				ps->wheel.level_occupancy[i]);
 		fprintf(f, "]},\"classes\":[");
-		for (i = 0, sep = ""; i < c->n_classes; i++) {
-			if (c->classes[i].deleted)
-				continue;
+		/* default, then the others in match order */
+		n_ids = pcr_class_order(c, ids + 1) + 1;
+		ids[0] = 0;
+		for (k = 0, sep = ""; k < n_ids; k++) {
+			i = ids[k];
 			fprintf(f,
 				"%s{\"class\":\"%s\",\"match\":\"%s\",\"rate_bps\":%" PRIu64
 				",\"flow_rate_bps\":%" PRIu64 ",\"bucket_bytes\":%" PRIu64
@@ -768,7 +1001,11 @@ pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
 				ps->cls[i].tx_packets, ps->cls[i].tx_bytes);
 			sep = ",";
 		}
-		fprintf(f, "],\"departure_error_ns\":");
+		fprintf(f, "],\"deleted_classes\":{\"classes\":%u,\"tx_packets\":%" PRIu64
+			",\"tx_bytes\":%" PRIu64 "}",
+			c->classes_deleted, ps->cls_deleted.tx_packets,
+			ps->cls_deleted.tx_bytes);
+		fprintf(f, ",\"departure_error_ns\":");
 		json_hist(f, &ps->err);
 		fprintf(f, ",\"tx_offload\":%s,\"nic_clock\":",
 			pcr_app.ports[p].tx_offload ? "true" : "false");
@@ -782,11 +1019,14 @@ pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
 		",\"slot_ns\":%" PRIu64 ",\"horizon_ms\":%" PRIu64
 		",\"wire_overhead\":%" PRIu64 ",\"burst\":%" PRIu64
 		",\"duration_ns\":%.0f,\"consistent\":%s,"
-		"\"snapshot_retries\":%" PRIu64 ",\"snapshot_inconsistent\":%" PRIu64 ",",
+		"\"snapshot_retries\":%" PRIu64 ",\"snapshot_inconsistent\":%" PRIu64
+		",\"snapshots\":%" PRIu64 ",\"snapshots_shared\":%" PRIu64
+		",\"snapshot_park_ns\":%.0f,\"snapshot_park_max_ns\":%.0f,",
 		c->slot_ns, c->horizon_ms, c->wire_overhead,
 		c->burst, ns_of(s->tsc - pcr_app.start_tsc),
 		s->consistent ? "true" : "false", s->sync_retries,
-		s->sync_inconsistent);
+		s->sync_inconsistent, s->snapshots, s->snapshots_shared,
+		ns_of(s->park_tsc), ns_of(s->park_max_tsc));
 	fprintf(f, "\"lcores\":[");
 	for (i = 0; i < s->n_lcores; i++) {
 		const struct pcr_lcore_snap *l = &s->lcore[i];

@@ -81,7 +81,7 @@ snapshot(void)
 	struct pcr_snapshot *s = malloc(sizeof(*s));
 
 	if (s != NULL)
-		pcr_stats_snapshot(s);
+		pcr_stats_snapshot_live(s);
 	return s;
 }
 
@@ -102,6 +102,11 @@ stats_extra(struct rte_tel_data *d, const struct pcr_snapshot *s)
 	rte_tel_data_add_dict_u64(d, "snapshot_retries", s->sync_retries);
 	rte_tel_data_add_dict_u64(d, "snapshot_inconsistent",
 				  s->sync_inconsistent);
+	rte_tel_data_add_dict_u64(d, "snapshots", s->snapshots);
+	rte_tel_data_add_dict_u64(d, "snapshots_shared", s->snapshots_shared);
+	rte_tel_data_add_dict_u64(d, "snapshot_park_ns", pcr_stats_ns(s->park_tsc));
+	rte_tel_data_add_dict_u64(d, "snapshot_park_max_ns",
+				  pcr_stats_ns(s->park_max_tsc));
 	rte_tel_data_add_dict_u64(d, "forwarding",
 				  __atomic_load_n(&pcr_app.dp.forwarding, __ATOMIC_ACQUIRE));
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use",
@@ -250,6 +255,24 @@ tel_classes(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(x, "tx_bytes", by);
 		tel_name(name, sizeof(name), c->classes[i].name);
 		rte_tel_data_add_dict_container(d, name, x, 0);
+	}
+	/* the classes deleted since start, together ('(' is not a name) */
+	if (c->classes_deleted != 0) {
+		struct rte_tel_data *x = rte_tel_data_alloc();
+		uint64_t pk = 0, by = 0;
+		uint16_t p;
+
+		for (p = 0; p < pcr_app.n_ports; p++) {
+			pk += s->port[p].cls_deleted.tx_packets;
+			by += s->port[p].cls_deleted.tx_bytes;
+		}
+		if (x != NULL) {
+			rte_tel_data_start_dict(x);
+			rte_tel_data_add_dict_u64(x, "classes", c->classes_deleted);
+			rte_tel_data_add_dict_u64(x, "tx_packets", pk);
+			rte_tel_data_add_dict_u64(x, "tx_bytes", by);
+			rte_tel_data_add_dict_container(d, "_deleted", x, 0);
+		}
 	}
 	free(s);
 	pcr_ctl_unlock();

@@ -17,9 +17,10 @@
  *    between posting its request and waiting for the answer; a request
  *    left unanswered after a line means the handshake changed, and fails;
  *  - `save config FILE` writes the harness's own file whatever FILE says
- *    (fopen and fopen64 are wrapped: while a command runs, a file opened
- *    for writing is the harness's), except FILE under /nonexistent/,
- *    which fails as a missing directory would;
+ *    (pcr_file_replace(), src/savefile.c, is a double here; fopen and
+ *    fopen64 are wrapped too: while a command runs, a file opened for
+ *    writing is the harness's), except FILE under /nonexistent/, which
+ *    fails as a missing directory would;
  *  - statistics, wheels and clocks report zeros.
  *
  * Checked after every line:
@@ -204,6 +205,50 @@ pcr_stats_prometheus(const struct pcr_snapshot *s, FILE *f)
 {
 	(void)s;
 	fprintf(f, "pacer_mbufs 0\n");
+}
+
+void
+pcr_stats_snapshot_live(struct pcr_snapshot *s)
+{
+	pcr_stats_snapshot(s);
+}
+
+void
+pcr_stats_class_restart(unsigned int k)
+{
+	(void)k;
+}
+
+int
+pcr_stats_rate(uint16_t p, double *rx_bps, double *tx_bps, double *window_s)
+{
+	(void)p;
+	*rx_bps = *tx_bps = *window_s = 0;
+	return -1;
+}
+
+int
+pcr_file_replace(const char *path, pid_t cwd_pid,
+		 int (*fill)(FILE *f, const void *arg), const void *arg,
+		 char *abs, size_t abslen, char *err, size_t errlen)
+{
+	FILE *f;
+
+	(void)cwd_pid;
+	save_asked = path;
+	snprintf(abs, abslen, "%s", path);
+	if (strncmp(path, "/nonexistent/", 13) == 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOENT));
+		return -1;
+	}
+	f = __real_fopen(save_path, "w");
+	if (f == NULL || fill(f, arg) != 0) {
+		if (f != NULL)
+			fclose(f);
+		snprintf(err, errlen, "%s: cannot write", path);
+		return -1;
+	}
+	return fclose(f) == 0 ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ */

@@ -56,12 +56,14 @@ run_pacer cfg $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/o1.pcap") --log
     --config "$tmp/a.cfg" --cmdline-file "$tmp/a.cmd" "${opts[@]}"
 [ "$rc" -eq 0 ] || fail "first run exited $rc: $(cat "$tmp/cfg.err")"
 cp "$tmp/cfg.out" "$tmp/first.out"
-# the changes, logged through rte_log (type pacer.ctl, shown at info)
-for want in "pacer.ctl: port 0 rate 15000000 bit/s" "pacer.ctl: class bulk added" \
-            "pacer.ctl: class old deleted" "pacer.ctl: horizon 500 ms, policy cap" \
-            "pacer.ctl: rates published"; do
-    grep -qF "$want" "$tmp/cfg.err" || fail "not logged: '$want': $(cat "$tmp/cfg.err")"
+# the changes, logged through rte_log (type pacer.ctl), each once, as the
+# command that makes it and with who asked: the script and its line
+for want in "pacer.ctl: set port 0 rate 15Mbit (by script $tmp/a.cmd:" \
+            "pacer.ctl: add class bulk match " "pacer.ctl: del class old (by script $tmp/a.cmd:" \
+            "pacer.ctl: set horizon 500 policy cap (by script $tmp/a.cmd:"; do
+    [ "$(grep -cF "$want" "$tmp/cfg.err")" = 1 ] || fail "not logged once: '$want': $(cat "$tmp/cfg.err")"
 done
+grep -qF "pacer.ctl: rates published" "$tmp/cfg.err" || fail "rates published not logged at debug"
 conserved "$tmp/cfg.json"
 # the block `show config` printed: from its echo to the next prompt
 block() {

@@ -91,9 +91,15 @@ while len(tel) < 2 and text.find("{", pos) >= 0:
     obj, pos = dec.raw_decode(text, text.find("{", pos))
     if "/pacer/stats" in obj:
         tel[len(tel)] = obj["/pacer/stats"]
-prom, ptype = {}, dict(re.findall(r"(?m)^# TYPE pacer_(\w+) (\w+)$", open(tmp + "/prom").read()))
+# Prometheus names counters NAME_total (dropped_total is one already);
+# the table's name is what is left
+def unprom(n):
+    return n if n in table or not n.endswith("_total") else n[:-6]
+prom, ptype, psfx = {}, {}, {}
+for n, t in re.findall(r"(?m)^# TYPE pacer_(\w+) (\w+)$", open(tmp + "/prom").read()):
+    ptype[unprom(n)], psfx[unprom(n)] = t, n.endswith("_total")
 for m in re.finditer(r'(?m)^pacer_(\w+)\{port="(\d+)",name="[^"]*"\} (\d+)$', open(tmp + "/prom").read()):
-    prom.setdefault(int(m.group(2)), {})[m.group(1)] = int(m.group(3))
+    prom.setdefault(int(m.group(2)), {})[unprom(m.group(1))] = int(m.group(3))
 for what, r in (("show port stats", prompt), ("show stats json", jshow), ("--stats-json", jfile),
                 ("telemetry", tel), ("prometheus", prom)):
     check(sorted(r) == [0, 1], "%s: ports %s, want 0 and 1" % (what, sorted(r)))
@@ -111,10 +117,12 @@ for p in (0, 1):
         check(kind == "gauge" or len(set(vals.values())) <= 1, "port %d: %s differs: %s" % (p, n, vals))
         want = "gauge" if kind == "gauge" else "counter"
         check(ptype.get(n) == want, "prometheus: %s has TYPE %s, want %s" % (n, ptype.get(n), want))
+        check(psfx.get(n) == (want == "counter"),
+              "prometheus: %s: a counter's name ends in _total, a gauge's not" % n)
     # nothing renamed beside the table: no key of a port's JSON that looks
     # like a counter and is not in it (the rest are documented non-counters)
     other = {"port", "name", "peer", "rate_bps", "link", "bucket_bytes", "classify", "wheel",
-             "classes", "departure_error_ns", "tx_offload", "nic_clock"}
+             "classes", "deleted_classes", "departure_error_ns", "tx_offload", "nic_clock"}
     extra = set(jfile[p]) - set(table) - other
     check(not extra, "port %d: --stats-json keys outside the table: %s" % (p, sorted(extra)))
     extra = set(tel[p]) - set(table) - {"name", "peer", "rate_bps", "link", "departure_error_p50_ns",

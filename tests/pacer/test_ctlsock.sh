@@ -87,8 +87,8 @@ types = dict(re.findall(r'(?m)^# TYPE (pacer_\w+) (counter|gauge)$', text))
 for name, labels in seen.items():
     if name not in types:
         print("%s has no TYPE line" % name); ok = False
-for c in ("pacer_tx_packets", "pacer_dropped_total", "pacer_drop_horizon",
-          "pacer_stage_lead_ns", "pacer_late", "pacer_rate_bps"):
+for c in ("pacer_tx_packets_total", "pacer_dropped_total", "pacer_drop_horizon_total",
+          "pacer_stage_lead_ns", "pacer_late_total", "pacer_rate_bps"):
     if sorted(seen.get(c, [])) != sorted('{port="%d",name="net_pcap%d"}' % (p, p) for p in (0, 1)):
         print("%s: not once per port: %s" % (c, seen.get(c))); ok = False
 print("prometheus: %d metrics, %d samples" % (len(seen), sum(len(v) for v in seen.values())))
