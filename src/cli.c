@@ -109,7 +109,7 @@ parse_failure(int rc, const char **hint)
 static int
 rate_val(struct cmdline *cl, const char *s, uint64_t *bps)
 {
-	char e[200];
+	char e[PCR_CLI_LINE_MAX + 256];
 
 	if (pcr_rate_parse(s, bps, e, sizeof(e)) != 0) {
 		cmdline_printf(cl, "error: %s\n", e);
@@ -122,7 +122,7 @@ static int
 u64_val(struct cmdline *cl, const char *what, const char *s, uint64_t lo,
 	uint64_t hi, uint64_t *v)
 {
-	char e[200];
+	char e[PCR_CLI_LINE_MAX + 256];
 
 	if (pcr_u64_parse(s, lo, hi, v, e, sizeof(e)) != 0) {
 		cmdline_printf(cl, "error: %s %s: %s\n", what, s, e);
@@ -205,7 +205,7 @@ static int
 port_arg(struct cmdline *cl, const char *s)
 {
 	uint64_t p;
-	char e[200];
+	char e[PCR_CLI_LINE_MAX + 256];
 
 	if (strcmp(s, "all") == 0)
 		return -1;
@@ -799,7 +799,7 @@ cmd_show_flows_parsed(void *res, struct cmdline *cl, void *data)
 	struct cmd_flows_result *r = res;
 	struct show_flows_arg a = { .top = 10, .by = PCR_FLOWS_BY_QUEUED };
 	uint64_t v;
-	char e[200];
+	char e[PCR_CLI_LINE_MAX + 256];
 
 	if (data != NULL) { /* with "top N" */
 		if (pcr_u64_parse(r->n, 1, UINT32_MAX, &v, e, sizeof(e)) != 0) {
@@ -850,7 +850,7 @@ static void
 cmd_set_port_rate_parsed(void *res, struct cmdline *cl, void *data)
 {
 	struct cmd_set4_result *r = res;
-	char err[256], e[200];
+	char err[256], e[PCR_CLI_LINE_MAX + 256];
 	uint64_t port, bps;
 
 	RTE_SET_USED(data);
@@ -1033,7 +1033,7 @@ cmd_sleep_parsed(void *res, struct cmdline *cl, void *data)
 {
 	struct cmd_sleep_result *r = res;
 	uint64_t ms;
-	char e[200];
+	char e[PCR_CLI_LINE_MAX + 256];
 
 	RTE_SET_USED(data);
 	if (script == NULL) {

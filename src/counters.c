@@ -38,7 +38,7 @@ const struct pcr_counter pcr_port_counters[] = {
 	K("stage_stall_ns", stage_stall_ns, "ns", "time beyond the lead those stalls lasted"),
 	G("stage_lead_ns", stage_lead_ns, "ns", "the staging lead in use (the longest of the port's RX lcores)"),
 	K("order_guard", order_guard, "events", "held flows the starvation guard moved ahead of every rank"),
-	K("late", tx_late, "packets", "sent more than one slot after their departure time"),
+	K("late", tx_late, "packets", "sent more than two slots after their departure time (one for the wheel's granularity, one for the TX loop's)"),
 	K("early", tx_early, "packets", "sent before their departure time (always 0)"),
 	K("tx_retry", tx_retry, "events", "TX bursts the PMD did not take whole"),
 	K("offloaded", tx_offloaded, "packets", "handed to the NIC to send on their timestamp"),

@@ -540,7 +540,9 @@ pcr_ctlsock_poll(void)
 		if (c->fd < 0)
 			continue;
 		client_flush(c);
-		if (c->fd >= 0 && reply_pending(c) && now - c->progress_tsc > stall) {
+		/* signed: the flush above may have moved it past now */
+		if (c->fd >= 0 && reply_pending(c) &&
+		    (int64_t)(now - c->progress_tsc) > (int64_t)stall) {
 			PCR_LOG(INFO, "control client pid %d took none of its reply for %u s: closed",
 				(int)c->peer.pid, PCR_CTL_STALL_S);
 			client_close(c);

@@ -720,13 +720,13 @@ main(int argc, char **argv)
 	if (!rte_eal_has_hugepages()) {
 		/* rte_pdump_init() would work, but dumpcap, a secondary
 		 * process, cannot map memory that is not in hugepages */
-		printf("pacer: live capture off: dpdk-dumpcap maps pacer's memory, which needs hugepages (this run has --no-huge; pacer(8), LIVE CAPTURE)\n");
+		printf("pacer: live capture off: dpdk-dumpcap maps pacer's memory, which needs hugepages (this run has --no-huge; pacer(8), EAL options)\n");
 	} else if (rte_pdump_init() == 0) {
 		pdump_on = true;
 		printf("pacer: live capture on (dpdk-dumpcap --file-prefix=%s -i PORT)\n",
 		       strrchr(rte_eal_get_runtime_dir(), '/') + 1);
 	} else {
-		printf("pacer: live capture off: %s (dpdk-dumpcap needs the shared configuration: no --no-shconf or --in-memory; pacer(8), LIVE CAPTURE)\n",
+		printf("pacer: live capture off: %s (dpdk-dumpcap needs the shared configuration: no --no-shconf or --in-memory; pacer(8), EAL options)\n",
 		       rte_strerror(rte_errno));
 	}
 	/* with a script, forwarding waits for it (or its `start`) */

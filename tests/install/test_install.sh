@@ -117,6 +117,19 @@ else
     *) fail "ExecStart does not pass -- --config $sysconfdir/pacer/pacer.cfg: $exec_line" ;;
     esac
     grep -qx 'KillSignal=SIGTERM' "$unit" || fail "pacer.service: no KillSignal=SIGTERM"
+    # systemctl reload must hear a refused reload: pacerctl reload (exit
+    # 1 with why), on the socket ExecStart gives pacer, not kill -HUP
+    reload_line=$(grep '^ExecReload=' "$unit" || true)
+    [ "$reload_line" = "ExecReload=$bindir/pacerctl -s \${PACER_SOCKET} reload" ] ||
+        fail "pacer.service: ExecReload is '$reload_line', not the installed pacerctl reload"
+    case " ${exec_words[*]} " in
+    *' --control-socket ${PACER_SOCKET} '*) ;;
+    *) fail "ExecStart does not give pacer the socket ExecReload asks: $exec_line" ;;
+    esac
+    grep -qx 'Environment=PACER_SOCKET=/run/pacer/pacer.sock' "$unit" &&
+        grep -qx 'RuntimeDirectory=pacer' "$unit" ||
+        fail "pacer.service: no PACER_SOCKET in RuntimeDirectory /run/pacer"
+    [ -x "$root$bindir/pacerctl" ] || fail "$bindir/pacerctl is not installed"
     grep -qx 'Type=simple' "$unit" || fail "pacer.service: not Type=simple"
     grep -qx 'Restart=on-failure' "$unit" || fail "pacer.service: no Restart=on-failure"
     grep -qx 'LimitMEMLOCK=infinity' "$unit" || fail "pacer.service: no LimitMEMLOCK=infinity"
@@ -134,7 +147,8 @@ else
         # verify wants ExecStart's binary and Documentation= (man:pacer(8))
         # to exist: point both at the DESTDIR copies
         mkdir -p "$tmp/unit"
-        sed "s|^ExecStart=$bindir/pacer |ExecStart=$root$bindir/pacer |" "$unit" \
+        sed -e "s|^ExecStart=$bindir/pacer |ExecStart=$root$bindir/pacer |" \
+            -e "s|^ExecReload=$bindir/pacerctl |ExecReload=$root$bindir/pacerctl |" "$unit" \
             >"$tmp/unit/pacer.service"
         va_rc=0
         MANPATH=$root$mandir SYSTEMD_LOG_COLOR=0 \
