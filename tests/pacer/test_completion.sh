@@ -113,7 +113,7 @@ run_rounds() {
     # a round takes N T frame times at 50 mbit/s (242 us); then 15 ms idle
     gap=$(python3 -c "print($n * $T * 0.2423 + 15)")
     run_ns "$name" "$order" $((n * T * ROUNDS)) \
-        "--flows $n --frames $T --rounds $ROUNDS --gap-ms $gap" "$@"
+        "--flows $n --frames $T --rounds $ROUNDS --gap-ms $gap${SPORT:+ --sport-base $SPORT}" "$@"
 }
 
 # judge NAME N ARGS...: rounds.py over NAME's capture
@@ -234,7 +234,20 @@ fi
 # needs a core per lcore. Checked: completion order still well ahead of
 # fair (at most 0.85; measured 0.70-0.72 in frame slots against 0.66 on
 # one lcore); frames, order, conservation and the lcores.
-if QP=2 run_rounds m4 4 completion; then
+# The kernel spreads the flows over the two queues by a hash seeded at
+# boot: on one boot in eight it puts all four on one queue, and the case
+# is one RX lcore's. Another source port base is another draw; after
+# three, the case is skipped (saying so), not judged as something else.
+spread=no
+for base in 10000 20000 30000; do
+    SPORT=$base QP=2 run_rounds m4 4 completion || break
+    if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if all(l["rx_packets"] > 0 for l in d["lcores"] if l["role"] == "rx") else 1)' "$tmp/m4.json"; then
+        spread=yes
+        break
+    fi
+    echo "5: the kernel's hash put the 4 flows (source ports $base+) on one queue; another base"
+done
+if [ "$spread" = yes ]; then
     # run_delay_ns: two of the three busy workers share each vCPU here
     expect "$tmp/m4.json" 'sorted(l["role"] for l in d["lcores"]) == ["rx", "rx", "tx"]' \
         'all(l["rx_packets"] > 0 for l in d["lcores"] if l["role"] == "rx")' \
@@ -242,6 +255,8 @@ if QP=2 run_rounds m4 4 completion; then
         note "5: not two RX lcores, each with flows, or no run delay on the shared vCPU"
     judge m4 4 --title "5: completion, N 4, two RX lcores" --at-most 0.85 ||
         note "5: completion order across two RX lcores not ahead (rounds.py)"
+elif [ ${#failed[@]} -eq 0 ]; then
+    echo "SKIP part 5: three source port bases, each hashed to one queue"
 fi
 
 notes_done "OK: completion order: N = 2/4/8 ahead of fair sharing; fair order is fair; the starvation guard bounds the wait; conserved"

@@ -44,6 +44,7 @@ import sys
 import time
 
 SIZE = 1514
+SPORT_BASE = 10000
 
 
 def csum(b):
@@ -56,7 +57,7 @@ def csum(b):
 def frame(flow, seq):
     pay_len = SIZE - 14 - 20 - 8
     pay = struct.pack(">II4s", flow, seq, b"PCRG") + bytes(pay_len - 12)
-    udp = struct.pack(">HHHH", 10000 + flow, 9, 8 + pay_len, 0)
+    udp = struct.pack(">HHHH", SPORT_BASE + flow, 9, 8 + pay_len, 0)
     ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + 8 + pay_len, 0, 0, 64,
                      17, 0, bytes([198, 18, 0, 1]), bytes([198, 18, 0, 2]))
     ip = ip[:10] + struct.pack(">H", csum(ip)) + ip[12:]
@@ -184,12 +185,17 @@ def main():
     ap.add_argument("--load", type=float, default=0.7)
     ap.add_argument("--rate-mbps", type=float, default=100)
     ap.add_argument("--seed", type=int, default=1)
+    # the flows' UDP source ports start here: another base, other hashes
+    # (a multi-queue receiver spreads flows by one)
+    ap.add_argument("--sport-base", type=int, default=10000)
     ap.add_argument("--warm", type=int, default=0)
     ap.add_argument("--short-mbps", type=float, default=0)
     ap.add_argument("--secs", type=float, default=0)
     ap.add_argument("--out", required=True)
     ap.add_argument("--go")
     a = ap.parse_args()
+    global SPORT_BASE
+    SPORT_BASE = a.sport_base
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8 << 20)
     s.bind((a.iface, 0))
