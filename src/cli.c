@@ -539,7 +539,7 @@ cmd_quit_parsed(void *res, struct cmdline *cl, void *data)
 {
 	RTE_SET_USED(res);
 	RTE_SET_USED(data);
-	__atomic_store_n(&pcr_app.quit, true, __ATOMIC_RELEASE);
+	pcr_ctl_quit();
 	cmdline_quit(cl);
 }
 

@@ -385,6 +385,16 @@ rate_str(uint64_t bps, char *buf, size_t len)
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
 #define SPACES " \t\n\v\f\r"
 
+/* a reload is under way: the commands it calls do not log their part */
+static bool reloading;
+
+void
+pcr_ctl_quit(void)
+{
+	__atomic_store_n(&pcr_app.quit, true, __ATOMIC_RELEASE);
+	CHANGED("quit");
+}
+
 int
 pcr_ctl_start(char *err, size_t errlen)
 {
@@ -622,8 +632,10 @@ pcr_ctl_set_horizon(uint64_t ms, enum pcr_wheel_horizon_policy pol,
 	if (pcr_rates_publish(&pcr_app) != 0)
 		PCR_CTL_LOG(WARNING, "horizon %" PRIu64 " ms: no memory for the rates and calendars that reach it; the timestamper keeps the old limit",
 			    ms);
-	CHANGED("set horizon %" PRIu64 " policy %s", ms,
-		pol == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
+	/* a reload logs it with the rest of what it changed */
+	if (!reloading)
+		CHANGED("set horizon %" PRIu64 " policy %s", ms,
+			pol == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop");
 	return 0;
 }
 
@@ -877,8 +889,12 @@ pcr_ctl_reload(char *what, size_t whatlen, char *err, size_t errlen)
 			c->horizon_ms,
 			c->horizon_policy == PCR_WHEEL_HORIZON_CAP ? "cap" : "drop",
 			nc->horizon_ms, pol);
-		if (pcr_ctl_set_horizon(nc->horizon_ms, nc->horizon_policy, e,
-					sizeof(e)) != 0) {
+		reloading = true;
+		rc = pcr_ctl_set_horizon(nc->horizon_ms, nc->horizon_policy, e,
+					 sizeof(e));
+		reloading = false;
+		if (rc != 0) {
+			rc = -EINVAL;
 			(void)ERR("not reloaded: %s", e);
 			goto out;
 		}
@@ -887,7 +903,7 @@ pcr_ctl_reload(char *what, size_t whatlen, char *err, size_t errlen)
 	 * the horizon, which is the running one's now), published whole */
 	d = cfg_draft();
 	if (d == NULL) {
-		(void)ERR("not reloaded: out of memory (the horizon is the file's already)");
+		rc = ERR("not reloaded: out of memory (the horizon is the file's already)");
 		goto out;
 	}
 	reload_apply(d, nc, sf);

@@ -36,6 +36,8 @@ const char *pcr_ctl_origin_who(void);
 pid_t pcr_ctl_origin_pid(void);
 
 int pcr_ctl_start(char *err, size_t errlen);
+/** `quit`: shut down as on SIGTERM (logged with who asked). */
+void pcr_ctl_quit(void);
 int pcr_ctl_stop(char *err, size_t errlen);
 /*
  * Typed commands: the faces (the prompt and the control socket through

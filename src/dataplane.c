@@ -125,10 +125,11 @@ sync_park(struct pcr_lcore *lc, uint32_t r)
 			break;
 		pcr_sync_wait(&spins, lc->sync_yield);
 	}
-	now = rte_rdtsc() - t0;
-	__atomic_store_n(&lc->park_tsc, lc->park_tsc + now, __ATOMIC_RELAXED);
-	if (now > lc->park_max_tsc)
-		__atomic_store_n(&lc->park_max_tsc, now, __ATOMIC_RELAXED);
+	/* what it cost (the statistics' snapshot_park_ns, _max_ns) */
+	now = rte_rdtsc();
+	__atomic_store_n(&lc->park_tsc, lc->park_tsc + (now - t0), __ATOMIC_RELAXED);
+	if (now - t0 > lc->park_max_tsc)
+		__atomic_store_n(&lc->park_max_tsc, now - t0, __ATOMIC_RELAXED);
 }
 
 /* The snapshot handshake (pcr_stats_snapshot()), at the top of every

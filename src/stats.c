@@ -26,6 +26,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -863,6 +864,15 @@ pcr_stats_write_json(const struct pcr_snapshot *s, const char *path,
 	return 0;
 }
 
+/* A class's counters, as Prometheus series (pacer_class_NAME_total). */
+static const struct {
+	const char *name, *unit;
+	size_t off;
+} cls_counters[] = {
+	{ "tx_packets", "packets", offsetof(struct pcr_class_stats, tx_packets) },
+	{ "tx_bytes", "bytes", offsetof(struct pcr_class_stats, tx_bytes) },
+};
+
 void
 pcr_stats_prometheus(const struct pcr_snapshot *s, FILE *f)
 {
@@ -895,20 +905,20 @@ pcr_stats_prometheus(const struct pcr_snapshot *s, FILE *f)
 	 * takes a new class: the name differs) */
 	n = pcr_class_order(cf, ids);
 	ids[n++] = 0;
-	fprintf(f, "# HELP pacer_class_tx_packets_total sent on the port by the class's flows (packets)\n"
-		   "# TYPE pacer_class_tx_packets_total counter\n");
-	for (p = 0; p < pcr_app.n_ports; p++)
-		for (k = 0; k < n; k++)
-			fprintf(f, "pacer_class_tx_packets_total{port=\"%u\",name=\"%s\",class=\"%s\"} %" PRIu64 "\n",
-				p, pcr_app.ports[p].name, cf->classes[ids[k]].name,
-				s->port[p].cls[ids[k]].tx_packets);
-	fprintf(f, "# HELP pacer_class_tx_bytes_total sent on the port by the class's flows (bytes)\n"
-		   "# TYPE pacer_class_tx_bytes_total counter\n");
-	for (p = 0; p < pcr_app.n_ports; p++)
-		for (k = 0; k < n; k++)
-			fprintf(f, "pacer_class_tx_bytes_total{port=\"%u\",name=\"%s\",class=\"%s\"} %" PRIu64 "\n",
-				p, pcr_app.ports[p].name, cf->classes[ids[k]].name,
-				s->port[p].cls[ids[k]].tx_bytes);
+	for (i = 0; i < RTE_DIM(cls_counters); i++) {
+		const char *nm = cls_counters[i].name;
+
+		fprintf(f, "# HELP pacer_class_%s_total sent on the port by the class's flows (%s)\n"
+			   "# TYPE pacer_class_%s_total counter\n",
+			nm, cls_counters[i].unit, nm);
+		for (p = 0; p < pcr_app.n_ports; p++)
+			for (k = 0; k < n; k++)
+				fprintf(f, "pacer_class_%s_total{port=\"%u\",name=\"%s\",class=\"%s\"} %" PRIu64 "\n",
+					nm, p, pcr_app.ports[p].name,
+					cf->classes[ids[k]].name,
+					*(const uint64_t *)((const char *)&s->port[p].cls[ids[k]] +
+							    cls_counters[i].off));
+	}
 	fprintf(f, "# HELP pacer_class_rate_bps the class's aggregate rate, bit/s (0: unlimited)\n"
 		   "# TYPE pacer_class_rate_bps gauge\n");
 	for (k = 0; k < n; k++)
