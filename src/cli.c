@@ -164,7 +164,11 @@ class_spec(const char *name, const char *spec, struct pcr_class_conf *c,
 			}
 			state = 1;
 		} else if (strcmp(tok, "rate") == 0 || strcmp(tok, "flow-rate") == 0 ||
-			   strcmp(tok, "order") == 0) {
+			   strcmp(tok, "order") == 0 || strcmp(tok, "aqm") == 0 ||
+			   strcmp(tok, "aqm-target") == 0 ||
+			   strcmp(tok, "aqm-interval") == 0 ||
+			   strcmp(tok, "ecn") == 0 ||
+			   strcmp(tok, "ce-threshold") == 0) {
 			const char *v = strtok_r(NULL, " \t\n\v\f\r", &save);
 
 			if (v == NULL) {
@@ -267,6 +271,12 @@ show_port_stats(FILE *f, const void *v)
 			(double)pcr_hist_quantile(&n->err, 500000) * 1e9 / hz,
 			(double)pcr_hist_quantile(&n->err, 990000) * 1e9 / hz,
 			(double)n->err.max * 1e9 / hz, n->err.count);
+		if (n->qdelay.count != 0)
+			fprintf(f, "  queue delay (AQM classes): p50 %.0f us  p99 %.0f us  max %.0f us (%" PRIu64
+				" packets since start)\n",
+				(double)pcr_hist_quantile(&n->qdelay, 500000) * 1e6 / hz,
+				(double)pcr_hist_quantile(&n->qdelay, 990000) * 1e6 / hz,
+				(double)n->qdelay.max * 1e6 / hz, n->qdelay.count);
 	}
 }
 
@@ -349,27 +359,40 @@ show_class(FILE *f, const void *v)
 	unsigned int i, n;
 	uint16_t p;
 
-	fprintf(f, "  %-16s %-12s %-12s %-10s %12s %14s  %s\n", "class",
-		"rate", "flow-rate", "order", "tx_packets", "tx_bytes",
-		"match");
+	fprintf(f, "  %-16s %-12s %-12s %-10s %-22s %12s %14s %10s %10s  %s\n",
+		"class", "rate", "flow-rate", "order", "aqm", "tx_packets",
+		"tx_bytes", "aqm_marked", "drop_aqm", "match");
 	/* in match order, default last */
 	n = pcr_class_order(c, ids);
 	ids[n++] = 0;
 	for (i = 0; i < n; i++) {
 		unsigned int k = ids[i];
 		const struct pcr_class_conf *cl = &c->classes[k];
-		char r[32], fr[32];
+		struct pcr_aqm_conf aq = pcr_class_aqm(c, k);
+		uint64_t mk = 0, dr = 0;
+		char r[32], fr[32], aqs[64];
 
 		pk = by = 0;
 		for (p = 0; p < pcr_app.n_ports; p++) {
 			pk += s->port[p].cls[k].tx_packets;
 			by += s->port[p].cls[k].tx_bytes;
+			mk += s->port[p].cls[k].aqm_marked;
+			dr += s->port[p].cls[k].drop_aqm;
 		}
+		if (aq.on)
+			snprintf(aqs, sizeof(aqs), "codel %g/%gms%s",
+				 (double)aq.target_us / 1000,
+				 (double)aq.interval_us / 1000,
+				 aq.ecn ? " ecn" : "");
+		else
+			snprintf(aqs, sizeof(aqs), "off");
 		pcr_rate_format(cl->rate_bps, r, sizeof(r));
 		pcr_rate_format(pcr_app.ports[0].rates->cls_flow[k].bps, fr,
 				sizeof(fr));
-		fprintf(f, "  %-16s %-12s %-12s %-10s %12" PRIu64 " %14" PRIu64 "  %s\n",
-			cl->name, r, fr, pcr_order_name(cl->order), pk, by,
+		fprintf(f, "  %-16s %-12s %-12s %-10s %-22s %12" PRIu64 " %14" PRIu64
+			" %10" PRIu64 " %10" PRIu64 "  %s\n",
+			cl->name, r, fr, pcr_order_name(cl->order), aqs, pk, by,
+			mk, dr,
 			k == 0 ? "(what no other class matches)" : cl->match_str);
 	}
 	/* what the classes deleted since start sent: counters do not
@@ -381,8 +404,9 @@ show_class(FILE *f, const void *v)
 		pk += s->port[p].cls_deleted.tx_packets;
 		by += s->port[p].cls_deleted.tx_bytes;
 	}
-	fprintf(f, "  %-16s %-12s %-12s %-10s %12" PRIu64 " %14" PRIu64 "  (%u classes deleted since start, together)\n",
-		"(deleted)", "-", "-", "-", pk, by, c->classes_deleted);
+	fprintf(f, "  %-16s %-12s %-12s %-10s %-22s %12" PRIu64 " %14" PRIu64 " %10s %10s  (%u classes deleted since start, together)\n",
+		"(deleted)", "-", "-", "-", "-", pk, by, "-", "-",
+		c->classes_deleted);
 }
 
 struct show_flows_arg {
@@ -409,15 +433,16 @@ show_flows(FILE *f, const void *v)
 	n = pcr_ctl_flows_top(fv, n, a->by, &total);
 	fprintf(f, "  %" PRIu64 " flows; top %u by %s\n", total, n,
 		a->by == PCR_FLOWS_BY_QUEUED ? "queued bytes" : "rate");
-	fprintf(f, "  %-44s %-12s %4s %10s %12s %12s %14s %14s\n", "flow", "class",
-		"out", "queued", "queued_bytes", "tx_packets", "tx_bytes",
-		"rate_bps");
+	fprintf(f, "  %-44s %-12s %4s %10s %12s %12s %14s %14s %10s %10s\n", "flow",
+		"class", "out", "queued", "queued_bytes", "tx_packets", "tx_bytes",
+		"rate_bps", "aqm_marked", "drop_aqm");
 	for (i = 0; i < n; i++)
 		fprintf(f, "  %-44s %-12s %4u %10" PRIu64 " %12" PRIu64 " %12" PRIu64
-			" %14" PRIu64 " %14.0f\n",
+			" %14" PRIu64 " %14.0f %10u %10u\n",
 			fv[i].key, pcr_app.cfg.classes[fv[i].class_id].name,
 			fv[i].egress, fv[i].queued_packets, fv[i].queued_bytes,
-			fv[i].tx_packets, fv[i].tx_bytes, fv[i].rate_bps);
+			fv[i].tx_packets, fv[i].tx_bytes, fv[i].rate_bps,
+			fv[i].aqm_marked, fv[i].drop_aqm);
 	free(fv);
 }
 
@@ -934,6 +959,59 @@ static cmdline_parse_inst_t cmd_set_class_order = {
 		    (void *)&cmd_sco_c, (void *)&cmd_sco_v, NULL },
 };
 
+/* set flow-limit N, set aqm... V, del class NAME, save config FILE */
+struct cmd_set2_result {
+	cmdline_fixed_string_t a, b;
+	pcr_word_t v;
+};
+
+/* set class NAME aqm|aqm-target|aqm-interval|ecn|ce-threshold VALUE */
+static void
+cmd_set_class_key_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_set4_result *r = res;
+	char err[PCR_CLI_LINE_MAX + 256];
+
+	RTE_SET_USED(data);
+	report(cl, pcr_ctl_set_class_key(r->x, r->c, r->v, err, sizeof(err)),
+	       err, NULL);
+}
+
+static cmdline_parse_token_string_t cmd_sck_a = STR(cmd_set4_result, a, "set");
+static cmdline_parse_token_string_t cmd_sck_b = STR(cmd_set4_result, b, "class");
+static cmdline_parse_token_hdr_t cmd_sck_x = WORD(cmd_set4_result, x);
+static cmdline_parse_token_string_t cmd_sck_c =
+	STR(cmd_set4_result, c, "aqm#aqm-target#aqm-interval#ecn#ce-threshold");
+static cmdline_parse_token_hdr_t cmd_sck_v = WORD(cmd_set4_result, v);
+static cmdline_parse_inst_t cmd_set_class_key = {
+	.f = cmd_set_class_key_parsed,
+	.help_str = "set class NAME aqm|aqm-target|aqm-interval|ecn|ce-threshold VALUE: the class's own AQM setting (codel|off, US, US, yes|no, US)",
+	.tokens = { (void *)&cmd_sck_a, (void *)&cmd_sck_b, (void *)&cmd_sck_x,
+		    (void *)&cmd_sck_c, (void *)&cmd_sck_v, NULL },
+};
+
+/* set aqm|aqm-target|aqm-interval|ecn|ce-threshold VALUE */
+static void
+cmd_set_aqm_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_set2_result *r = res;
+	char err[PCR_CLI_LINE_MAX + 256];
+
+	RTE_SET_USED(data);
+	report(cl, pcr_ctl_set_option(r->b, r->v, err, sizeof(err)), err, NULL);
+}
+
+static cmdline_parse_token_string_t cmd_saqm_a = STR(cmd_set2_result, a, "set");
+static cmdline_parse_token_string_t cmd_saqm_b =
+	STR(cmd_set2_result, b, "aqm#aqm-target#aqm-interval#ecn#ce-threshold");
+static cmdline_parse_token_hdr_t cmd_saqm_v = WORD(cmd_set2_result, v);
+static cmdline_parse_inst_t cmd_set_aqm = {
+	.f = cmd_set_aqm_parsed,
+	.help_str = "set aqm|aqm-target|aqm-interval|ecn|ce-threshold VALUE: the AQM's default setting, for every class that does not set its own",
+	.tokens = { (void *)&cmd_saqm_a, (void *)&cmd_saqm_b, (void *)&cmd_saqm_v,
+		    NULL },
+};
+
 /* set horizon MS policy drop|cap */
 static void
 cmd_set_horizon_parsed(void *res, struct cmdline *cl, void *data)
@@ -966,10 +1044,6 @@ static cmdline_parse_inst_t cmd_set_horizon = {
 };
 
 /* set flow-limit N, del class NAME, save config FILE, sleep MS */
-struct cmd_set2_result {
-	cmdline_fixed_string_t a, b;
-	pcr_word_t v;
-};
 
 static void
 cmd_two_parsed(void *res, struct cmdline *cl, void *data)
@@ -1104,6 +1178,8 @@ static cmdline_parse_ctx_t main_ctx[] = {
 	(cmdline_parse_inst_t *)&cmd_set_port_rate,
 	(cmdline_parse_inst_t *)&cmd_set_class_rate,
 	(cmdline_parse_inst_t *)&cmd_set_class_order,
+	(cmdline_parse_inst_t *)&cmd_set_class_key,
+	(cmdline_parse_inst_t *)&cmd_set_aqm,
 	(cmdline_parse_inst_t *)&cmd_add_class,
 	(cmdline_parse_inst_t *)&cmd_del_class,
 	(cmdline_parse_inst_t *)&cmd_set_horizon,

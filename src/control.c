@@ -54,6 +54,22 @@ flow_qbytes(const struct pcr_config *c, uint64_t agg, uint64_t cls,
 	return RTE_MAX(tight / 8 * c->flow_queue_ms / 1000, min);
 }
 
+/* Class @p k's AQM in TSC terms, into @p r. */
+static void
+aqm_build(const struct pcr_config *c, unsigned int k, struct pcr_rates *r)
+{
+	struct pcr_aqm_conf a = pcr_class_aqm(c, k);
+	struct pcr_codel_params *p = &r->aqm[k];
+
+	r->aqm_mode[k] = !a.on || c->classes[k].deleted ? 0 :
+			 a.ecn ? PCR_AQM_ECN : PCR_AQM_DROP;
+	r->aqm_any |= r->aqm_mode[k] != 0;
+	p->target = pcr_clock_ns_to_cycles(a.target_us * 1000);
+	p->interval = pcr_clock_ns_to_cycles(a.interval_us * 1000);
+	p->ce_threshold = pcr_clock_ns_to_cycles(a.ce_threshold_us * 1000);
+	p->mtu_bytes = PCR_CAL_FRAME_BYTES;
+}
+
 int
 pcr_rates_build(const struct pcr_config *c, uint16_t p, struct pcr_rates *r)
 {
@@ -87,6 +103,7 @@ pcr_rates_build(const struct pcr_config *c, uint16_t p, struct pcr_rates *r)
 			return -ERANGE;
 		r->order[i] = (uint8_t)cl->order;
 		r->flow_qbytes[i] = flow_qbytes(c, agg, cl->rate_bps, fr);
+		aqm_build(c, i, r);
 	}
 	return 0;
 }
@@ -445,6 +462,7 @@ cfg_take(struct pcr_config *c, const struct pcr_config *d)
 	c->flow_limit = d->flow_limit;
 	c->flow_queue_ms = d->flow_queue_ms;
 	c->max_late_us = d->max_late_us;
+	c->aqm = d->aqm;
 	c->horizon_ms = d->horizon_ms;
 	c->horizon_policy = d->horizon_policy;
 	memcpy(c->port_rate_set, d->port_rate_set, sizeof(c->port_rate_set));
@@ -590,6 +608,45 @@ pcr_ctl_del_class(const char *name, char *err, size_t errlen)
 	if (cfg_commit(d, true, err, errlen) != 0)
 		return -EINVAL;
 	CHANGED("del class %s", name);
+	return 0;
+}
+
+int
+pcr_ctl_set_option(const char *name, const char *value, char *err,
+		   size_t errlen)
+{
+	struct pcr_config *d;
+	char e[512];
+
+	DRAFT(d);
+	if (pcr_options_set_live(d, name, value, e, sizeof(e)) != 0) {
+		free(d);
+		return ERR("%s", e);
+	}
+	if (cfg_commit(d, false, err, errlen) != 0)
+		return -EINVAL;
+	CHANGED("set %s %s", name, value);
+	return 0;
+}
+
+int
+pcr_ctl_set_class_key(const char *name, const char *key, const char *value,
+		      char *err, size_t errlen)
+{
+	int id = class_named(&pcr_app.cfg, name, err, errlen);
+	struct pcr_config *d;
+	char e[512];
+
+	if (id < 0)
+		return id;
+	DRAFT(d);
+	if (pcr_class_set(&d->classes[id], id == 0, key, value, e, sizeof(e)) != 0) {
+		free(d);
+		return ERR("class %s: %s", name, e);
+	}
+	if (cfg_commit(d, false, err, errlen) != 0)
+		return -EINVAL;
+	CHANGED("set class %s %s %s", name, key, value);
 	return 0;
 }
 
@@ -808,6 +865,11 @@ reload_apply(struct pcr_config *c, const struct pcr_config *nc, FILE *f)
 		cl->flow_rate_bps = nc->classes[id].flow_rate_bps;
 		cl->flow_rate_set = nc->classes[id].flow_rate_set;
 		cl->order = nc->classes[id].order;
+		if (cl->aqm_set != nc->classes[id].aqm_set ||
+		    memcmp(&cl->aqm, &nc->classes[id].aqm, sizeof(cl->aqm)) != 0)
+			fprintf(f, "; class %s aqm settings", cl->name);
+		cl->aqm = nc->classes[id].aqm;
+		cl->aqm_set = nc->classes[id].aqm_set;
 	}
 	/* new ones after the others, in the file's order (its indexes
 	 * are its match order), into free slots: the deletes above left
@@ -827,6 +889,13 @@ reload_apply(struct pcr_config *c, const struct pcr_config *nc, FILE *f)
 		fprintf(f, "; max-late %" PRIu64 " -> %" PRIu64 " us",
 			c->max_late_us, nc->max_late_us);
 	c->max_late_us = nc->max_late_us;
+	if (memcmp(&c->aqm, &nc->aqm, sizeof(c->aqm)) != 0)
+		fprintf(f, "; aqm %s target %" PRIu64 " interval %" PRIu64
+			" us ecn %s ce-threshold %" PRIu64 " us",
+			nc->aqm.on ? "codel" : "off", nc->aqm.target_us,
+			nc->aqm.interval_us, nc->aqm.ecn ? "yes" : "no",
+			nc->aqm.ce_threshold_us);
+	c->aqm = nc->aqm;
 }
 
 int
@@ -1019,6 +1088,12 @@ pcr_ctl_flows_top(struct pcr_flow_view *out, unsigned int n,
 			v.queued_bytes = pcr_q_bytes(q);
 			v.class_id = f->class_id;
 			v.egress = f->egress;
+			if (ft->aqm != NULL) {
+				v.aqm_marked = __atomic_load_n(&ft->aqm[pos].marked,
+							       __ATOMIC_RELAXED);
+				v.drop_aqm = __atomic_load_n(&ft->aqm[pos].dropped,
+							     __ATOMIC_RELAXED);
+			}
 			pkts = f->tx_packets;
 			v.tx_packets = pkts;
 			v.tx_bytes = f->tx_bytes;

@@ -57,6 +57,14 @@ int pcr_ctl_set_class_order(const char *name, enum pcr_order order, char *err,
 int pcr_ctl_add_class(const struct pcr_class_conf *cl, char *err,
 		      size_t errlen);
 int pcr_ctl_del_class(const char *name, char *err, size_t errlen);
+/** An option a running pacer changes (the AQM's: aqm, aqm-target,
+ *  aqm-interval, ecn, ce-threshold), @p value as the command line takes
+ *  it. */
+int pcr_ctl_set_option(const char *name, const char *value, char *err,
+		       size_t errlen);
+/** One of class @p name's settings (pcr_class_set()'s keys: the AQM's). */
+int pcr_ctl_set_class_key(const char *name, const char *key,
+			  const char *value, char *err, size_t errlen);
 /** The wheels' owners (the TX lcores) apply it between bursts. */
 int pcr_ctl_set_horizon(uint64_t ms, enum pcr_wheel_horizon_policy pol,
 			char *err, size_t errlen);
@@ -86,6 +94,8 @@ struct pcr_flow_view {
 	uint64_t queued_packets, queued_bytes;
 	uint64_t tx_packets, tx_bytes;
 	double rate_bps;       /**< over the flow's transmit lifetime */
+	uint32_t aqm_marked;   /**< CE marks its AQM made */
+	uint32_t drop_aqm;     /**< packets its AQM dropped */
 };
 
 enum pcr_flow_order { PCR_FLOWS_BY_QUEUED, PCR_FLOWS_BY_RATE };

@@ -25,6 +25,7 @@
 
 #define PCR_DATAPATH /* no pcr_app: see struct pcr_dp */
 #include "pacer.h"
+#include "pcr_ecn.h"
 
 /* Age-out work per pass and passes per second of a RX lcore. */
 #define AGE_BATCH_MIN 64ull
@@ -224,8 +225,12 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 	ft->cache = rte_malloc_socket("pcr_flow_cache",
 				      PCR_FLOW_CACHE * sizeof(*ft->cache),
 				      RTE_CACHE_LINE_SIZE, hp.socket_id);
+	ft->aqm = rte_zmalloc_socket("pcr_flow_aqm",
+				     (entries + PCR_MAX_CLASSES) * sizeof(*ft->aqm),
+				     RTE_CACHE_LINE_SIZE, hp.socket_id);
 	if (ft->stage == NULL || ft->sport == NULL || ft->hist == NULL ||
-	    ft->txn_q == NULL || ft->cache == NULL) {
+	    ft->txn_q == NULL || ft->cache == NULL || ft->aqm == NULL) {
+		rte_free(ft->aqm);
 		rte_free(ft->cache);
 		rte_free(ft->txn_q);
 		rte_free(ft->hist);
@@ -271,6 +276,7 @@ pcr_flowtab_free(struct pcr_flowtab *ft)
 	rte_free(ft->hist);
 	rte_free(ft->txn_q);
 	rte_free(ft->cache);
+	rte_free(ft->aqm);
 	rte_free(ft);
 }
 
@@ -430,6 +436,7 @@ flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 	}
 	f = &ft->flows[pos];
 	memset(f, 0, sizeof(*f));
+	memset(&ft->aqm[pos], 0, sizeof(ft->aqm[pos]));
 	f->in_use = true;
 	f->class_id = classify_flow(ct, k);
 	f->class_gen = ct->gen;
@@ -584,6 +591,7 @@ enum stage_block {
 /* What every stamp of one pass shares. */
 struct stamp_ctx {
 	const struct pcr_dp *dp;
+	struct pcr_flowtab *ft;  /* this lcore's flows (their AQM state) */
 	struct pcr_port *eg;
 	struct pcr_lstats *st;   /* the egress port's counters, this lcore */
 	const struct pcr_rates *rs; /* held until the next quiescent report */
@@ -602,17 +610,19 @@ struct stamp_batch {
 	struct pcr_flow *f[PCR_RX_BURST];
 	struct pcr_cal_level lv[PCR_RX_BURST][2];
 	struct pcr_stamp_undo undo[PCR_RX_BURST];
+	uint64_t arr_tsc[PCR_RX_BURST]; /* its arrival (AQM: the sojourn) */
 	uint8_t n_lv[PCR_RX_BURST];
 	uint8_t q[PCR_RX_BURST];  /* its flow's TX queue */
 	unsigned int k;
 };
 
 static inline void
-stamp_ctx_init(struct stamp_ctx *x, const struct pcr_dp *dp, uint16_t egress,
-	       struct pcr_lstats *st, const struct pcr_stage_port *sp,
-	       uint64_t now_tsc)
+stamp_ctx_init(struct stamp_ctx *x, const struct pcr_dp *dp,
+	       struct pcr_flowtab *ft, uint16_t egress, struct pcr_lstats *st,
+	       const struct pcr_stage_port *sp, uint64_t now_tsc)
 {
 	x->dp = dp;
+	x->ft = ft;
 	x->eg = &dp->ports[egress];
 	x->st = st;
 	x->now_tsc = now_tsc;
@@ -637,7 +647,7 @@ stamp_ctx_init(struct stamp_ctx *x, const struct pcr_dp *dp, uint16_t egress,
 static __rte_always_inline enum pcr_stamp_result
 stamp_try(const struct stamp_ctx *x, struct stamp_batch *b,
 	  struct pcr_flow *f, struct rte_mbuf *m, uint32_t bytes,
-	  uint64_t lead, enum stage_block *why)
+	  uint64_t lead, uint64_t arr_tsc, enum stage_block *why)
 {
 	const struct pcr_rates *rs = x->rs;
 	const struct pcr_rate *cr = &rs->cls[f->class_id];
@@ -677,6 +687,7 @@ stamp_try(const struct stamp_ctx *x, struct stamp_batch *b,
 	b->dep_tsc[b->k] = pcr_fine_tsc(dep, x->now, x->now_tsc);
 	b->f[b->k] = f;
 	b->q[b->k] = f->txq;
+	b->arr_tsc[b->k] = arr_tsc;
 	b->m[b->k++] = m;
 	return r;
 }
@@ -690,6 +701,159 @@ batch_refuse(const struct stamp_ctx *x, struct stamp_batch *b, unsigned int i)
 	flow_q_sub(x->solo, b->f[i], pcr_q(rte_pktmbuf_pkt_len(b->m[i])));
 	x->st->drop_inbox++;
 	rte_pktmbuf_free(b->m[i]);
+}
+
+/*
+ * AQM (issue 35): CoDel decided when a packet is stamped. A packet of a
+ * class with AQM is judged as its batch goes to the wheels, on the delay
+ * it will have had when it leaves: its departure less its arrival (its
+ * time held in staging included), the RFC's sojourn known one sojourn
+ * early; the judge runs in departure order per flow, so lib/aqm's state
+ * machine is the RFC's dequeue() at the packet's departure. A signal
+ * marks an ECN-capable packet CE (ecn yes), or drops it, given back to
+ * every policy it was charged to, so the rates stay exact and no capacity
+ * is lost; a drop of a held flow takes its head (fq_codel drops at the
+ * head: the signal reaches the sender sooner). A packet that arrives
+ * after its flow's last departure found the queue empty (the RFC's dequeue
+ * of nothing). ce-threshold marks ECT(1) packets over it whatever CoDel
+ * says. Each judged packet's delay goes into the port's queue-delay
+ * histogram.
+ */
+static inline struct pcr_flow_aqm *
+flow_aqm(struct pcr_flowtab *ft, const struct pcr_flow *f)
+{
+	if (f >= ft->flows && f < ft->flows + ft->entries)
+		return &ft->aqm[f - ft->flows];
+	return &ft->aqm[ft->entries + (uint32_t)(f - ft->overflow)];
+}
+
+/* Mark @p m CE where it is ECN-capable (with @p ect1_only, where it is
+ * ECT(1)): true if it is CE now. Its headers are parsed again: signals
+ * are rare (one an interval / sqrt(count) a flow). */
+static bool
+aqm_mark(struct rte_mbuf *m, bool ect1_only)
+{
+	struct pcr_pkt_info info;
+	uint8_t *l3;
+	bool v6;
+
+	if (pcr_classify_parse(m, &info) > PCR_CLASSIFY_L3_ONLY)
+		return false;
+	v6 = info.key.family == PCR_FLOW_FAMILY_IPV6;
+	if (rte_pktmbuf_data_len(m) < info.l2_len + (v6 ? 2 : 12))
+		return false; /* the header is not in the first segment */
+	l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, info.l2_len);
+	if (ect1_only && pcr_ecn_get(l3, v6) != PCR_ECN_ECT_1)
+		return false;
+	return pcr_ecn_set_ce(l3, v6) != PCR_ECN_NOT_CAPABLE;
+}
+
+/*
+ * The AQM's verdict on batch entry @p e, a packet of flow @p f stamped
+ * just now (no later packet of @p f stamped since), arrived at @p arr_tsc;
+ * @p counted: @p f's queue counts it already (a held packet). A mark is
+ * made here. @return true if it is to be dropped (aqm_drop()).
+ */
+static __rte_noinline bool
+aqm_verdict(const struct stamp_ctx *x, struct stamp_batch *b, unsigned int e,
+	    struct pcr_flow *f, uint64_t arr_tsc, bool counted)
+{
+	const struct pcr_rates *rs = x->rs;
+	uint16_t c = f->class_id;
+	struct pcr_flow_aqm *a = flow_aqm(x->ft, f);
+	uint64_t dep = b->dep_tsc[e];
+	uint64_t soj = dep > arr_tsc ? dep - arr_tsc : 0;
+	uint64_t q = pcr_q_bytes(__atomic_load_n(&f->queued, __ATOMIC_RELAXED));
+	uint32_t len = rte_pktmbuf_pkt_len(b->m[e]);
+	unsigned int v;
+
+	if (counted)
+		q = q > len ? q - len : 0;
+	/* its flow's queue was empty before it came (the RFC's dequeue of
+	 * nothing) */
+	if ((int64_t)(arr_tsc - a->last_dep_tsc) >= 0)
+		pcr_codel_idle(&a->codel);
+	pcr_hist_add(&x->st->qdelay, soj);
+	v = pcr_codel_judge(&a->codel, &rs->aqm[c], dep, soj, q);
+	if (likely(v == 0)) {
+		a->last_dep_tsc = dep;
+		return false;
+	}
+	if (!(v & PCR_CODEL_SIGNAL)) {
+		/* over ce-threshold: ECT(1) marked */
+		if (aqm_mark(b->m[e], true)) {
+			x->st->aqm_ce_marked++;
+			a->marked++;
+		}
+		a->last_dep_tsc = dep;
+		return false;
+	}
+	if (rs->aqm_mode[c] == PCR_AQM_ECN && aqm_mark(b->m[e], false)) {
+		x->st->aqm_marked++;
+		x->st->cls_aqm_marked[c]++;
+		a->marked++;
+		a->last_dep_tsc = dep;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Drop @p b's last entry, of flow @p f, for the AQM: given back whole
+ * (pcr_stamp_refund(): it is its flow's newest stamp, so the flow and
+ * every level are as if it had not come, and the next packet of the flow
+ * takes its place, as the RFC's dequeue() takes the next packet after a
+ * drop), counted, its mbuf freed. @p counted: as aqm_verdict()'s.
+ */
+static __rte_noinline void
+aqm_drop(const struct stamp_ctx *x, struct stamp_batch *b, struct pcr_flow *f,
+	 bool counted)
+{
+	unsigned int e = --b->k;
+
+	pcr_stamp_refund(&f->pol, &b->undo[e], b->lv[e], b->n_lv[e], x->solo);
+	if (counted)
+		flow_q_sub(x->solo, f, pcr_q(rte_pktmbuf_pkt_len(b->m[e])));
+	x->st->drop_aqm++;
+	x->st->cls_drop_aqm[f->class_id]++;
+	flow_aqm(x->ft, f)->dropped++;
+	rte_pktmbuf_free(b->m[e]);
+}
+
+/*
+ * The AQM over a run (rx_flow_run()): its @p done packets of flow @p f,
+ * batch entries from @p k0, judged in turn, each as the newest. A drop
+ * ends the run there: the run's later packets are given back first (newest
+ * first: as if never stamped, for the per-packet path), then the dropped
+ * one. @return the packets the run took, the dropped one the last of
+ * them; *@p dropped whether it dropped one.
+ */
+static unsigned int
+run_aqm(const struct stamp_ctx *x, struct stamp_batch *b, unsigned int k0,
+	struct pcr_flow *f, unsigned int done, bool *dropped)
+{
+	unsigned int j, l;
+
+	*dropped = false;
+	for (j = 0; j < done; j++) {
+		if (!aqm_verdict(x, b, k0 + j, f, b->arr_tsc[k0 + j], false))
+			continue;
+		for (l = done; l-- > j + 1;)
+			pcr_stamp_refund(&f->pol, &b->undo[k0 + l], b->lv[k0 + l],
+					 b->n_lv[k0 + l], x->solo);
+		b->k = k0 + j + 1;
+		aqm_drop(x, b, f, false);
+		*dropped = true;
+		return j + 1;
+	}
+	return done;
+}
+
+/* The AQM is on for @p f's class. */
+static inline bool
+aqm_on(const struct stamp_ctx *x, const struct pcr_flow *f)
+{
+	return x->rs->aqm_mode[f->class_id] != 0;
 }
 
 /* Hand @p b to the wheels of its packets' TX queues; what an inbox refuses
@@ -770,6 +934,13 @@ static inline struct rte_mbuf **
 stage_link(const struct pcr_dp *dp, struct rte_mbuf *m)
 {
 	return (struct rte_mbuf **)pcr_wheel_departure(m, dp->dep_dynfield);
+}
+
+/* A held packet's arrival (TSC), for its sojourn when it is stamped (AQM). */
+static inline uint64_t *
+stage_arrival(const struct pcr_dp *dp, struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, dp->arr_dynfield, uint64_t *);
 }
 
 /* Among the other RX lcores competing now for port @p p: the best level
@@ -954,7 +1125,7 @@ stage_add(struct pcr_lcore *lc, const struct stamp_ctx *x,
 		enum pcr_stamp_result r = PCR_STAMP_BEYOND;
 
 		if (x->cap && sf->head == NULL)
-			r = stamp_try(x, b, f, m, bytes, 0, &why);
+			r = stamp_try(x, b, f, m, bytes, 0, x->now_tsc, &why);
 		if (r == PCR_STAMP_BEYOND) {
 			x->st->drop_horizon++;
 			rte_pktmbuf_free(m);
@@ -964,6 +1135,7 @@ stage_add(struct pcr_lcore *lc, const struct stamp_ctx *x,
 		return;
 	}
 	*stage_link(x->dp, m) = NULL;
+	*stage_arrival(x->dp, m) = x->now_tsc;
 	if (sf->head == NULL) {
 		struct pcr_rank_links l = stage_links(ft);
 
@@ -1073,7 +1245,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 	sp->last_tsc = now_tsc;
 	/* the next lead, from this window's gaps */
 	st->stage_lead_tsc = pcr_lead_note(&sp->lead, gap, now_tsc);
-	stamp_ctx_init(&x, lc->dp, p, st, sp, now_tsc);
+	stamp_ctx_init(&x, lc->dp, ft, p, st, sp, now_tsc);
 	b.k = 0;
 	if (lc->n_peers != 0) {
 		unsigned int mine = stage_best_level(sp);
@@ -1099,6 +1271,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 		struct pcr_stage_flow *sf;
 		struct pcr_flow *f;
 		uint32_t idx, len, bytes;
+		uint64_t arr;
 		enum pcr_stamp_result r;
 		enum stage_block why;
 		unsigned int nl;
@@ -1122,7 +1295,8 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 		m = sf->head;
 		len = rte_pktmbuf_pkt_len(m);
 		bytes = len + x.rs->wire_overhead;
-		r = stamp_try(&x, &b, f, m, bytes, x.lead, &why);
+		arr = *stage_arrival(lc->dp, m);
+		r = stamp_try(&x, &b, f, m, bytes, x.lead, arr, &why);
 		if (r == PCR_STAMP_WAIT) {
 			if (why == STAGE_BLOCK_PORT) {
 				port_full = true;
@@ -1153,6 +1327,11 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 			st->drop_horizon++;
 			flow_q_sub(x.solo, f, pcr_q(len));
 			rte_pktmbuf_free(m);
+		} else if (aqm_on(&x, f) &&
+			   aqm_verdict(&x, &b, b.k - 1, f, arr, true)) {
+			/* the head of its queue: the next one may take its
+			 * place in this pass */
+			aqm_drop(&x, &b, f, true);
 		}
 		sp->turn += bytes;
 		if (sf->head == NULL) {
@@ -1283,6 +1462,7 @@ rx_flow_run(struct pcr_flowtab *ft, const struct stamp_ctx *x,
 	const uint8_t txq = f->txq;
 	uint64_t fq, q, qlen = 0;
 	unsigned int j, k, e, done;
+	bool dropped = false;
 	uint8_t nl;
 
 	if (f->class_gen != ct->gen ||
@@ -1326,23 +1506,30 @@ rx_flow_run(struct pcr_flowtab *ft, const struct stamp_ctx *x,
 	if (done == 0)
 		return 0;
 	f->last_seen = pcr_coarse(x->now_tsc);
-	/* what the run adds to the flow's queue: pcr_q() of each length */
-	q = ((uint64_t)qlen << PCR_Q_PKT_BITS) + k;
-	for (j = done; j < k; j++)
-		q -= pcr_q(rte_pktmbuf_pkt_len(pkts[i + j]));
-	for (j = 0, e = b->k; j < done; j++, e++) {
-		struct rte_mbuf *m = pkts[i + j];
-
-		in_st->classify[info[i + j].result]++;
-		*RTE_MBUF_DYNFIELD(m, flow_off, struct pcr_flow **) = f;
-		b->dep_tsc[e] = pcr_fine_tsc(dep[j], now, now_tsc);
-		b->m[e] = m;
-		b->f[e] = f;
-		b->q[e] = txq;
-		b->n_lv[e] = nl; /* lv[e][0]: pcr_stamp_run() */
+	e = b->k;
+	for (j = 0; j < done; j++) {
+		b->dep_tsc[e + j] = pcr_fine_tsc(dep[j], now, now_tsc);
+		b->m[e + j] = pkts[i + j];
+		b->f[e + j] = f;
+		b->q[e + j] = txq;
+		b->arr_tsc[e + j] = now_tsc;
+		b->n_lv[e + j] = nl; /* lv[e + j][0]: pcr_stamp_run() */
 	}
-	b->k = e;
+	b->k = e + done;
+	if (unlikely(aqm_on(x, f)))
+		done = run_aqm(x, b, e, f, done, &dropped);
+	/* what the run took (those it kept, and one the AQM dropped, the
+	 * last): received; what it kept, queued for the flow */
+	q = 0;
+	for (j = 0; j < done; j++) {
+		in_st->classify[info[i + j].result]++;
+		q += pcr_q(bytes[j] - rs->wire_overhead);
+		if (j + 1 < done || !dropped)
+			*RTE_MBUF_DYNFIELD(pkts[i + j], flow_off, struct pcr_flow **) = f;
+	}
 	*rx_bytes += pcr_q_bytes(q);
+	if (dropped)
+		q -= pcr_q(bytes[done - 1] - rs->wire_overhead);
 	flow_q_add(x->solo, f, q);
 	return done;
 }
@@ -1383,7 +1570,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		return;
 	}
 	now_tsc = rte_rdtsc();
-	stamp_ctx_init(&x, lc->dp, q->egress, eg_st, sp, now_tsc);
+	stamp_ctx_init(&x, lc->dp, ft, q->egress, eg_st, sp, now_tsc);
 	b.k = 0;
 	ct = __atomic_load_n(&lc->dp->classtab, __ATOMIC_ACQUIRE);
 	/*
@@ -1492,7 +1679,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 			stage_add(lc, &x, &b, f, m, bytes);
 			continue;
 		}
-		r = stamp_try(&x, &b, f, m, bytes, x.lead, &why);
+		r = stamp_try(&x, &b, f, m, bytes, x.lead, now_tsc, &why);
 		if (likely(r == PCR_STAMP_PLACED || r == PCR_STAMP_CAPPED)) {
 			if (unlikely(late_cut != 0) &&
 			    b.dep_tsc[b.k - 1] < late_cut) {
@@ -1504,6 +1691,11 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 						 x.solo);
 				eg_st->drop_late++;
 				rte_pktmbuf_free(m);
+				continue;
+			}
+			if (aqm_on(&x, f) &&
+			    aqm_verdict(&x, &b, b.k - 1, f, now_tsc, false)) {
+				aqm_drop(&x, &b, f, false);
 				continue;
 			}
 			if (tsf != NULL) {

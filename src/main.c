@@ -519,6 +519,12 @@ main(int argc, char **argv)
 		.size = sizeof(struct pcr_flow *),
 		.align = __alignof__(struct pcr_flow *),
 	};
+	/* a staged packet's arrival, for the delay the AQM judges it on */
+	static const struct rte_mbuf_dynfield arrival_field = {
+		.name = "pcr_dynfield_arrival",
+		.size = sizeof(uint64_t),
+		.align = __alignof__(uint64_t),
+	};
 	struct pcr_snapshot *fin;
 	struct pcr_clock_params clock_params;
 	unsigned int nb_mbufs, l;
@@ -649,7 +655,9 @@ main(int argc, char **argv)
 
 	a->dp.dep_dynfield = pcr_wheel_dynfield_register();
 	a->dp.flow_dynfield = rte_mbuf_dynfield_register(&flow_field);
-	if (a->dp.dep_dynfield < 0 || a->dp.flow_dynfield < 0)
+	a->dp.arr_dynfield = rte_mbuf_dynfield_register(&arrival_field);
+	if (a->dp.dep_dynfield < 0 || a->dp.flow_dynfield < 0 ||
+	    a->dp.arr_dynfield < 0)
 		pcr_fatal("cannot register mbuf dynamic fields: %s",
 		      rte_strerror(rte_errno));
 

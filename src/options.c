@@ -27,7 +27,7 @@
 #include "pacer.h"
 
 enum opt_kind { K_RATE, K_SIZE, K_U64, K_HPOL, K_BOOL, K_PATH, K_MODE,
-		K_OWNER };
+		K_OWNER, K_AQM };
 
 struct opt_def {
 	const char *name;     /* long option and [pacer] key */
@@ -71,6 +71,16 @@ static const struct opt_def opt_defs[] = {
 	  "most packets one flow may have queued, 0 = no limit [0]", true },
 	{ "flow-queue", K_U64, OFF(flow_queue_ms), 0, 60000, "MS",
 	  "most queue one flow may hold, as time at the tightest rate it is under (its flow rate, its class's, the port's; at least 4 frames), as fq's flow_limit bounds a flow; 0 = none (the horizon bounds it) [100]", true },
+	{ "aqm", K_AQM, OFF(aqm.on), 0, 0, "codel|off",
+	  "active queue management of a flow's queue, as fq_codel does: CoDel (RFC 8289) on the delay each packet will have had when it leaves, known when it is stamped; off: drop-tail at --flow-queue [off]", true },
+	{ "aqm-target", K_U64, OFF(aqm.target_us), 1, 10000000, "US",
+	  "CoDel's target: the standing queue a flow may keep [5000]", true },
+	{ "aqm-interval", K_U64, OFF(aqm.interval_us), 1, 60000000, "US",
+	  "CoDel's interval: above target this long, the flow is signalled (then sooner, interval/sqrt(count)) [100000]", true },
+	{ "ecn", K_BOOL, OFF(aqm.ecn), 0, 0, "yes|no",
+	  "AQM marks an ECN-capable packet (ECT(0)/ECT(1)) Congestion Experienced instead of dropping it [yes]", true },
+	{ "ce-threshold", K_U64, OFF(aqm.ce_threshold_us), 0, 10000000, "US",
+	  "mark ECT(1) packets CE whose delay is over US, whatever CoDel says (DCTCP/L4S senders, as fq_codel's ce_threshold); 0 = off [0]", true },
 	{ "max-late", K_U64, OFF(max_late_us), 0, 10000000, "US",
 	  "while a port's TX lcore sends what is due more than US late (it cannot keep up), refuse at RX what would leave later than that (drop_late); two slots at least; 0 = never: every packet is sent, however late [10000]", true },
 	{ "tx-queues", K_U64, OFF(tx_queues), 1, PCR_MAX_TXQ, "N",
@@ -174,6 +184,10 @@ pcr_options_defaults(struct pcr_config *c)
 	c->stage_lead_min_us = PCR_STAGE_LEAD_MIN_US_DEFAULT;
 	c->max_port_named = -1;
 	c->control_socket_mode = 0600;
+	c->aqm.on = false;
+	c->aqm.ecn = true;
+	c->aqm.target_us = PCR_AQM_TARGET_US_DEFAULT;
+	c->aqm.interval_us = PCR_AQM_INTERVAL_US_DEFAULT;
 	snprintf(c->classes[0].name, sizeof(c->classes[0].name), "default");
 	c->classes[0].match.any = true;
 	snprintf(c->classes[0].match_str, sizeof(c->classes[0].match_str),
@@ -253,6 +267,16 @@ set_value(struct pcr_config *c, const struct opt_def *d, const char *val,
 			*(enum pcr_wheel_horizon_policy *)p = PCR_WHEEL_HORIZON_CAP;
 		else {
 			snprintf(err, sizeof(err), "'%s' is not drop or cap", val);
+			goto bad;
+		}
+		return 0;
+	case K_AQM:
+		if (strcmp(val, "codel") == 0)
+			*(bool *)p = true;
+		else if (strcmp(val, "off") == 0)
+			*(bool *)p = false;
+		else {
+			snprintf(err, sizeof(err), "'%s' is not codel or off", val);
 			goto bad;
 		}
 		return 0;
@@ -356,6 +380,60 @@ pcr_class_new(const struct pcr_config *c, const char *name, bool is_default,
 		return -1;
 	}
 	return 0;
+}
+
+int
+pcr_options_set_live(struct pcr_config *c, const char *name, const char *value,
+		     char *err, size_t errlen)
+{
+	const struct opt_def *d = find_def(name);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	if (d == NULL || !d->live) {
+		snprintf(err, errlen, "%s: not an option a running pacer changes", name);
+		return -1;
+	}
+	/* set_value() says why on ERR_OUT: into the reply */
+	f = open_memstream(&buf, &len);
+	if (f == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	pcr_options_errors_to(f);
+	rc = set_value(c, d, value, name);
+	pcr_options_errors_to(NULL);
+	fclose(f);
+	if (rc != 0) {
+		const char *m = buf != NULL ? buf : "bad value";
+
+		if (strncmp(m, "pacer: ", 7) == 0)
+			m += 7;
+		snprintf(err, errlen, "%.*s", (int)strcspn(m, "\n"), m);
+	}
+	free(buf);
+	return rc;
+}
+
+struct pcr_aqm_conf
+pcr_class_aqm(const struct pcr_config *c, unsigned int k)
+{
+	const struct pcr_class_conf *cl = &c->classes[k];
+	struct pcr_aqm_conf a = c->aqm;
+
+	if (cl->aqm_set & PCR_AQM_SET_ON)
+		a.on = cl->aqm.on;
+	if (cl->aqm_set & PCR_AQM_SET_ECN)
+		a.ecn = cl->aqm.ecn;
+	if (cl->aqm_set & PCR_AQM_SET_TARGET)
+		a.target_us = cl->aqm.target_us;
+	if (cl->aqm_set & PCR_AQM_SET_INTERVAL)
+		a.interval_us = cl->aqm.interval_us;
+	if (cl->aqm_set & PCR_AQM_SET_CE)
+		a.ce_threshold_us = cl->aqm.ce_threshold_us;
+	return a;
 }
 
 int
@@ -519,8 +597,42 @@ pcr_class_set(struct pcr_class_conf *cl, bool is_default, const char *key,
 			snprintf(err, errlen, "'%s': the order is fair or completion", value);
 			return -1;
 		}
+	} else if (strcmp(key, "aqm") == 0) {
+		if (strcmp(value, "codel") != 0 && strcmp(value, "off") != 0) {
+			snprintf(err, errlen, "aqm '%s': codel or off", value);
+			return -1;
+		}
+		cl->aqm.on = value[0] == 'c';
+		cl->aqm_set |= PCR_AQM_SET_ON;
+	} else if (strcmp(key, "ecn") == 0) {
+		if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0) {
+			snprintf(err, errlen, "ecn '%s': yes or no", value);
+			return -1;
+		}
+		cl->aqm.ecn = value[0] == 'y';
+		cl->aqm_set |= PCR_AQM_SET_ECN;
+	} else if (strcmp(key, "aqm-target") == 0 ||
+		   strcmp(key, "aqm-interval") == 0 ||
+		   strcmp(key, "ce-threshold") == 0) {
+		const struct opt_def *d = find_def(key);
+
+		if (pcr_u64_parse(value, d->min, d->max, &v, e, sizeof(e)) != 0) {
+			snprintf(err, errlen, "%s %s: %s (us)", key, value, e);
+			return -1;
+		}
+		if (strcmp(key, "aqm-target") == 0) {
+			cl->aqm.target_us = v;
+			cl->aqm_set |= PCR_AQM_SET_TARGET;
+		} else if (strcmp(key, "aqm-interval") == 0) {
+			cl->aqm.interval_us = v;
+			cl->aqm_set |= PCR_AQM_SET_INTERVAL;
+		} else {
+			cl->aqm.ce_threshold_us = v;
+			cl->aqm_set |= PCR_AQM_SET_CE;
+		}
 	} else {
-		snprintf(err, errlen, "'%s': a class has match, rate, flow-rate, order", key);
+		snprintf(err, errlen, "'%s': a class has match, rate, flow-rate, order, aqm, aqm-target, aqm-interval, ecn, ce-threshold",
+			 key);
 		return -1;
 	}
 	return 0;
@@ -913,6 +1025,9 @@ value_write(FILE *f, const struct opt_def *d, const void *p)
 	case K_BOOL:
 		fprintf(f, "%s", *(const bool *)p ? "yes" : "no");
 		break;
+	case K_AQM:
+		fprintf(f, "%s", *(const bool *)p ? "codel" : "off");
+		break;
 	case K_PATH:
 	case K_OWNER:
 		fprintf(f, "%s", (const char *)p);
@@ -948,6 +1063,7 @@ pcr_options_restart_diff(const struct pcr_config *now,
 			       *(const enum pcr_wheel_horizon_policy *)b;
 			break;
 		case K_BOOL:
+		case K_AQM:
 			same = *(const bool *)a == *(const bool *)b;
 			break;
 		default:
@@ -991,6 +1107,22 @@ pcr_class_name_ok(const char *name)
 			    "0123456789_-.") == n;
 }
 
+/* The AQM settings class @p cl sets itself (the rest are the default's). */
+static void
+class_aqm_write(FILE *f, const struct pcr_class_conf *cl)
+{
+	if (cl->aqm_set & PCR_AQM_SET_ON)
+		fprintf(f, "aqm = %s\n", cl->aqm.on ? "codel" : "off");
+	if (cl->aqm_set & PCR_AQM_SET_TARGET)
+		fprintf(f, "aqm-target = %" PRIu64 "\n", cl->aqm.target_us);
+	if (cl->aqm_set & PCR_AQM_SET_INTERVAL)
+		fprintf(f, "aqm-interval = %" PRIu64 "\n", cl->aqm.interval_us);
+	if (cl->aqm_set & PCR_AQM_SET_ECN)
+		fprintf(f, "ecn = %s\n", cl->aqm.ecn ? "yes" : "no");
+	if (cl->aqm_set & PCR_AQM_SET_CE)
+		fprintf(f, "ce-threshold = %" PRIu64 "\n", cl->aqm.ce_threshold_us);
+}
+
 void
 pcr_options_write(FILE *f, const struct pcr_config *c)
 {
@@ -1029,6 +1161,7 @@ pcr_options_write(FILE *f, const struct pcr_config *c)
 			rate_write(f, cl->flow_rate_bps);
 		}
 		fprintf(f, "\norder = %s\n", pcr_order_name(cl->order));
+		class_aqm_write(f, cl);
 	}
 	fprintf(f, "\n[class default]\nrate = ");
 	rate_write(f, c->classes[0].rate_bps);
@@ -1037,4 +1170,5 @@ pcr_options_write(FILE *f, const struct pcr_config *c)
 		rate_write(f, c->classes[0].flow_rate_bps);
 	}
 	fprintf(f, "\norder = %s\n", pcr_order_name(c->classes[0].order));
+	class_aqm_write(f, &c->classes[0]);
 }

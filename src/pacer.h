@@ -35,6 +35,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "pcr_classify.h"
+#include "pcr_codel.h"
 #include "pcr_lead.h"
 #include "pcr_rank.h"
 #include "pcr_clock.h"
@@ -114,6 +115,30 @@ const char *pcr_order_name(enum pcr_order o);
 /** Parse @p s into @p o; -1 if it is neither name. */
 int pcr_order_parse(const char *s, enum pcr_order *o);
 
+
+/**
+ * Active queue management (CoDel on the departure time: lib/aqm,
+ * dataplane.c "AQM"): a setting of the default ([pacer]: aqm, aqm-target,
+ * aqm-interval, ecn, ce-threshold) or of a class, which takes the
+ * default's for what it does not set (pcr_class_conf.aqm_set).
+ */
+struct pcr_aqm_conf {
+	bool on;                 /**< codel (else off: drop-tail) */
+	bool ecn;                /**< mark ECN-capable packets CE, not drop */
+	uint64_t target_us;      /**< acceptable standing queue [5000] */
+	uint64_t interval_us;    /**< longer than a round trip [100000] */
+	uint64_t ce_threshold_us; /**< above it, ECT(1) is marked CE; 0 off */
+};
+/* pcr_rates.aqm_mode: what a signal does to a packet */
+#define PCR_AQM_DROP 1  /**< drop it */
+#define PCR_AQM_ECN 2   /**< mark it CE if ECN-capable, else drop it */
+/* which of a class's AQM settings it sets itself */
+#define PCR_AQM_SET_ON 1u
+#define PCR_AQM_SET_ECN 2u
+#define PCR_AQM_SET_TARGET 4u
+#define PCR_AQM_SET_INTERVAL 8u
+#define PCR_AQM_SET_CE 16u
+
 struct pcr_class_conf {
 	char name[PCR_CLASS_NAMELEN];
 	bool deleted;           /**< `del class` at run time: slot free */
@@ -133,6 +158,8 @@ struct pcr_class_conf {
 	uint64_t flow_rate_bps; /**< per flow in the class */
 	bool flow_rate_set;     /**< else the global --flow-rate */
 	enum pcr_order order;   /**< among its held flows [fair] */
+	struct pcr_aqm_conf aqm; /**< its AQM settings, where aqm_set says */
+	uint8_t aqm_set;        /**< PCR_AQM_SET_* bits */
 };
 
 struct pcr_config {
@@ -147,6 +174,7 @@ struct pcr_config {
 	uint64_t flow_limit;     /**< packets queued per flow, 0 = none */
 	uint64_t flow_queue_ms;  /**< time of queue per flow at its tightest
 				  *   rate, 0 = none (the horizon bounds it) */
+	struct pcr_aqm_conf aqm; /**< the default AQM settings */
 	uint64_t max_late_us;    /**< refuse at RX while the TX side is
 				  *   this far behind, 0 = never */
 	uint64_t mbufs;          /**< pool size, 0 = derived */
@@ -203,6 +231,10 @@ struct pcr_config {
  */
 int pcr_options_parse(int argc, char **argv, struct pcr_config *c);
 void pcr_options_usage(FILE *f, const char *prog);
+/** Set option @p name (one a running pacer changes: rate, aqm, ...) of
+ *  @p c to @p value as the command line takes it: 0, or -1 with why. */
+int pcr_options_set_live(struct pcr_config *c, const char *name,
+			 const char *value, char *err, size_t errlen);
 /** Send pcr_options_parse()'s messages to @p f (NULL: stderr again). */
 void pcr_options_errors_to(FILE *f);
 /**
@@ -228,6 +260,9 @@ bool pcr_class_name_ok(const char *name);
  * live class.
  */
 int pcr_class_slot(const struct pcr_config *c);
+/** Class @p k's AQM settings in effect in @p c: its own where it sets
+ *  them, the default's elsewhere. */
+struct pcr_aqm_conf pcr_class_aqm(const struct pcr_config *c, unsigned int k);
 /** Put class @p cl into slot @p k of @p c, matched after every other
  *  class (seq), as a fresh incarnation of the slot. */
 void pcr_class_place(struct pcr_config *c, unsigned int k,
@@ -380,6 +415,11 @@ struct pcr_rates {
 	 *  port: --flow-queue at the tightest of the flow's, the class's
 	 *  and the port's rates; 0 = no bound */
 	uint64_t flow_qbytes[PCR_MAX_CLASSES];
+	/** AQM by class (PCR_AQM_*: 0 off), CoDel's terms in TSC cycles
+	 *  (dataplane.c, "AQM"); aqm_any: some class has it on */
+	uint8_t aqm_mode[PCR_MAX_CLASSES];
+	bool aqm_any;
+	struct pcr_codel_params aqm[PCR_MAX_CLASSES];
 	/** --max-late in TSC cycles (0 = off): while the port's TX lcore is
 	 *  further behind its departures than this (pcr_port.tx_behind_tsc),
 	 *  the RX lcores refuse what would leave more than this late */
@@ -440,12 +480,36 @@ struct pcr_lstats {
 	 * that stamped held packets for it as the egress port */
 	uint64_t rx_cycles;
 	uint64_t stage_cycles;
+	/* AQM (dataplane.c, "AQM"), for the egress port: CoDel's signals,
+	 * as CE marks and as drops (drop_aqm); ECT(1) packets marked over
+	 * ce-threshold; the same by class; the delay each packet was
+	 * stamped with (departure less arrival, TSC cycles) */
+	uint64_t aqm_marked;
+	uint64_t aqm_ce_marked;
+	uint64_t drop_aqm;
+	uint64_t cls_aqm_marked[PCR_MAX_CLASSES];
+	uint64_t cls_drop_aqm[PCR_MAX_CLASSES];
+	struct pcr_hist qdelay;
 } __rte_cache_aligned;
 
-/** Per egress port, per class counters (TX lcore). */
+/** Per egress port, per class counters: sent (TX lcore), and what its
+ *  AQM did (RX lcores). Every field a uint64_t counter (stats.c sums and
+ *  bases them as such). */
 struct pcr_class_stats {
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
+	uint64_t aqm_marked;
+	uint64_t drop_aqm;
+};
+
+/** One flow's AQM (RX lcore that owns the flow). */
+struct pcr_flow_aqm {
+	struct pcr_codel codel;
+	uint64_t last_dep_tsc;   /**< its latest departure: a packet that
+				  *   arrives after it found the queue empty */
+	uint32_t marked;         /**< packets marked CE (CoDel's and the
+				  *   ce-threshold's) */
+	uint32_t dropped;        /**< packets dropped by CoDel */
 };
 
 /** What a TX lcore keeps per egress port. */
@@ -581,6 +645,9 @@ struct pcr_rxq {
 #define PCR_TXN_IDLE_US 1000
 /** --order-guard and --order-guard-frames defaults (issue 18). */
 #define PCR_GUARD_MS_DEFAULT 100
+/** CoDel's defaults, as fq_codel's and cake's: 5 ms, 100 ms. */
+#define PCR_AQM_TARGET_US_DEFAULT 5000
+#define PCR_AQM_INTERVAL_US_DEFAULT 100000
 #define PCR_GUARD_FRAMES_DEFAULT 16
 
 /** --flow-queue default: a flow holds at most this much time of queue at
@@ -654,6 +721,9 @@ struct pcr_flowtab {
 	/** in front of h: a key and its position at its signature's slot,
 	 *  PCR_FLOW_CACHE slots (dataplane.c, flow_lookup_burst()) */
 	struct pcr_flow_cache_ent *cache;
+	/** AQM state per flow: [entries] for flows[], then one per
+	 *  overflow, as stage (dataplane.c, "AQM") */
+	struct pcr_flow_aqm *aqm;
 	uint32_t cache_fills;    /**< table hits that missed the cache */
 	uint32_t cache_looks;    /**< lookups in the current window */
 	uint32_t cache_hits;     /**< of those, found in the cache */
@@ -744,6 +814,7 @@ struct pcr_dp {
 	unsigned int n_workers;
 	int flow_dynfield;         /**< the mbuf's pcr_flow pointer */
 	int dep_dynfield;          /**< the mbuf's departure (lib/wheel) */
+	int arr_dynfield;          /**< a staged mbuf's arrival, TSC (AQM) */
 	uint64_t epoch_tsc;        /**< pcr_fine() time 0 */
 	uint64_t flow_idle_ms;     /**< --flow-idle */
 	uint64_t stage_lead_tsc; /**< --stage-lead in TSC cycles, 0 = off */
@@ -879,6 +950,8 @@ struct pcr_port_snap {
 	uint64_t rx_cycles, stage_cycles, tx_cycles;
 	uint64_t rx_cycles_pkt, stage_cycles_pkt, tx_cycles_pkt;
 	uint64_t tx_behind_ns;   /**< how late the TX lcore sends now */
+	/** AQM: CoDel's CE marks, the ce-threshold's, CoDel's drops */
+	uint64_t aqm_marked, aqm_ce_marked, drop_aqm;
 	uint64_t dropped;
 	bool link_up;
 	uint64_t link_changes;
@@ -890,6 +963,9 @@ struct pcr_port_snap {
 	/** what the classes deleted since start sent, together */
 	struct pcr_class_stats cls_deleted;
 	struct pcr_hist err;
+	/** the delay its packets of AQM classes were stamped with
+	 *  (departure less arrival, TSC cycles) */
+	struct pcr_hist qdelay;
 };
 
 /** One worker lcore's share: what it received, what it transmitted. */

@@ -45,8 +45,9 @@ pcr_rx_lcore_count(unsigned int nw, unsigned int n_txq)
 /* EAL memory one flow table entry takes, all its parts (the rte_hash
  * entry, the flow, its staging state, its place in the transaction queue):
  * 205 bytes measured with 1M entries (the heap's free bytes before and
- * after, DPDK 22.11), with a tenth to spare. */
-#define FLOWTAB_ENTRY_BYTES 224
+ * after, DPDK 22.11), with a tenth to spare; and its AQM state
+ * (struct pcr_flow_aqm, 40 bytes). */
+#define FLOWTAB_ENTRY_BYTES (224 + 40)
 /* What the setup takes beside the pool, the wheels and the flow tables
  * (rings, lcore state, the ethdevs' queues), with room to spare. */
 #define SETUP_SLACK_BYTES (32u << 20)

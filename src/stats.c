@@ -78,22 +78,58 @@ static struct pcr_snapshot *shared;
 static bool shared_valid;
 static uint64_t snapshots, snapshots_shared;
 
+/* A class's counters, as an array (every field a uint64_t counter). */
+#define CLS_N (sizeof(struct pcr_class_stats) / sizeof(uint64_t))
+static inline uint64_t *
+cls_u64(struct pcr_class_stats *x)
+{
+	return (uint64_t *)x;
+}
+
+/* Slot @p k's counts on port @p p as the lcores keep them (from start):
+ * sent, by the port's TX queues; what the AQM did, by the RX lcores. */
+static void
+class_raw(uint16_t p, unsigned int k, struct pcr_class_stats *raw)
+{
+	struct pcr_txport *tp;
+	unsigned int l;
+	uint16_t q;
+
+	memset(raw, 0, sizeof(*raw));
+	PCR_TXQ_FOREACH(&pcr_app.ports[p], q, tp) {
+		raw->tx_packets += __atomic_load_n(&tp->cls[k].tx_packets,
+						   __ATOMIC_RELAXED);
+		raw->tx_bytes += __atomic_load_n(&tp->cls[k].tx_bytes,
+						 __ATOMIC_RELAXED);
+	}
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct pcr_lcore *lc = pcr_app.lcores[l];
+
+		if (lc == NULL || lc->st == NULL)
+			continue;
+		raw->aqm_marked += __atomic_load_n(&lc->st[p].cls_aqm_marked[k],
+						   __ATOMIC_RELAXED);
+		raw->drop_aqm += __atomic_load_n(&lc->st[p].cls_drop_aqm[k],
+						 __ATOMIC_RELAXED);
+	}
+}
+
 /* Port @p p's class counters (raw sums, in @p ps) as reported. */
 static void
 class_counts(unsigned int p, struct pcr_port_snap *ps)
 {
 	const struct pcr_config *c = &pcr_app.cfg;
-	unsigned int k;
+	unsigned int k, i;
 
 	ps->cls_deleted = cls_gone[p];
 	for (k = 0; k < c->n_classes; k++) {
-		struct pcr_class_stats *x = &ps->cls[k];
+		uint64_t *x = cls_u64(&ps->cls[k]);
+		const uint64_t *base = cls_u64(&cls_base[p][k]);
 
-		x->tx_packets -= cls_base[p][k].tx_packets;
-		x->tx_bytes -= cls_base[p][k].tx_bytes;
-		if (c->classes[k].deleted) {
-			ps->cls_deleted.tx_packets += x->tx_packets;
-			ps->cls_deleted.tx_bytes += x->tx_bytes;
+		for (i = 0; i < CLS_N; i++) {
+			x[i] -= base[i];
+			if (c->classes[k].deleted)
+				cls_u64(&ps->cls_deleted)[i] += x[i];
 		}
 	}
 }
@@ -101,20 +137,16 @@ class_counts(unsigned int p, struct pcr_port_snap *ps)
 void
 pcr_stats_class_restart(unsigned int k)
 {
-	uint16_t p, q;
+	unsigned int i;
+	uint16_t p;
 
 	for (p = 0; p < pcr_app.n_ports; p++) {
-		struct pcr_class_stats raw = { 0, 0 };
-		struct pcr_txport *tp;
+		struct pcr_class_stats raw;
 
-		PCR_TXQ_FOREACH(&pcr_app.ports[p], q, tp) {
-			raw.tx_packets += __atomic_load_n(&tp->cls[k].tx_packets,
-							  __ATOMIC_RELAXED);
-			raw.tx_bytes += __atomic_load_n(&tp->cls[k].tx_bytes,
-							__ATOMIC_RELAXED);
-		}
-		cls_gone[p].tx_packets += raw.tx_packets - cls_base[p][k].tx_packets;
-		cls_gone[p].tx_bytes += raw.tx_bytes - cls_base[p][k].tx_bytes;
+		class_raw(p, k, &raw);
+		for (i = 0; i < CLS_N; i++)
+			cls_u64(&cls_gone[p])[i] += cls_u64(&raw)[i] -
+						    cls_u64(&cls_base[p][k])[i];
 		cls_base[p][k] = raw;
 	}
 	shared_valid = false;
@@ -183,11 +215,9 @@ collect(struct pcr_snapshot *s)
 			ps->drop_wheel_nomem += tp->drop_wheel[PCR_WHEEL_DROP_NOMEM];
 			/* flush drops only happen in pcr_wheel_free() */
 			ps->drop_shutdown += tp->drop_wheel[PCR_WHEEL_DROP_FLUSH];
-			for (c = 0; c < pcr_app.cfg.n_classes; c++) {
-				ps->cls[c].tx_packets += tp->cls[c].tx_packets;
-				ps->cls[c].tx_bytes += tp->cls[c].tx_bytes;
-			}
 		}
+		for (c = 0; c < pcr_app.cfg.n_classes; c++)
+			class_raw(p, c, &ps->cls[c]);
 	}
 	for (l = 0; l < RTE_MAX_LCORE; l++) {
 		const struct pcr_lcore *lc = pcr_app.lcores[l];
@@ -242,6 +272,9 @@ collect(struct pcr_snapshot *s)
 			ps->stage_lead_ns = RTE_MAX(ps->stage_lead_ns,
 				pcr_stats_ns(ls->stage_lead_tsc));
 			ps->drop_shutdown += ls->drop_shutdown;
+			ps->aqm_marked += ls->aqm_marked;
+			ps->aqm_ce_marked += ls->aqm_ce_marked;
+			ps->drop_aqm += ls->drop_aqm;
 		}
 	}
 	for (p = 0; p < pcr_app.n_ports; p++) {
@@ -283,7 +316,7 @@ collect(struct pcr_snapshot *s)
 static void
 collect_hist(struct pcr_snapshot *s)
 {
-	unsigned int p;
+	unsigned int p, l;
 
 	for (p = 0; p < pcr_app.n_ports; p++) {
 		struct pcr_txport *tp;
@@ -293,6 +326,15 @@ collect_hist(struct pcr_snapshot *s)
 			pcr_hist_merge(&s->port[p].err, &tp->err);
 			pcr_hist_merge(&s->err, &tp->err);
 		}
+	}
+	/* the queue delay each packet was stamped with (RX lcores) */
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct pcr_lcore *lc = pcr_app.lcores[l];
+
+		if (lc == NULL || lc->st == NULL)
+			continue;
+		for (p = 0; p < pcr_app.n_ports; p++)
+			pcr_hist_merge(&s->port[p].qdelay, &lc->st[p].qdelay);
 	}
 }
 
@@ -996,19 +1038,28 @@ pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
 		n_ids = pcr_class_order(c, ids + 1) + 1;
 		ids[0] = 0;
 		for (k = 0, sep = ""; k < n_ids; k++) {
+			struct pcr_aqm_conf aq;
+
 			i = ids[k];
+			aq = pcr_class_aqm(c, i);
 			fprintf(f,
 				"%s{\"class\":\"%s\",\"match\":\"%s\",\"rate_bps\":%" PRIu64
 				",\"flow_rate_bps\":%" PRIu64 ",\"bucket_bytes\":%" PRIu64
 				",\"tx_packets\":%" PRIu64
-				",\"tx_bytes\":%" PRIu64 "}",
+				",\"tx_bytes\":%" PRIu64 ",\"aqm\":\"%s\",\"ecn\":%s"
+				",\"aqm_target_us\":%" PRIu64 ",\"aqm_interval_us\":%" PRIu64
+				",\"ce_threshold_us\":%" PRIu64 ",\"aqm_marked\":%" PRIu64
+				",\"drop_aqm\":%" PRIu64 "}",
 				sep, c->classes[i].name,
 				i ? c->classes[i].match_str : "",
 				c->classes[i].rate_bps,
 				pcr_app.ports[p].rates->cls_flow[i].bps,
 				bucket_bytes(pcr_app.ports[p].rates->cls_cal[i],
 					     &pcr_app.ports[p].rates->cls[i]),
-				ps->cls[i].tx_packets, ps->cls[i].tx_bytes);
+				ps->cls[i].tx_packets, ps->cls[i].tx_bytes,
+				aq.on ? "codel" : "off", aq.ecn ? "true" : "false",
+				aq.target_us, aq.interval_us, aq.ce_threshold_us,
+				ps->cls[i].aqm_marked, ps->cls[i].drop_aqm);
 			sep = ",";
 		}
 		fprintf(f, "],\"deleted_classes\":{\"classes\":%u,\"tx_packets\":%" PRIu64
@@ -1017,6 +1068,8 @@ pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
 			ps->cls_deleted.tx_bytes);
 		fprintf(f, ",\"departure_error_ns\":");
 		json_hist(f, &ps->err);
+		fprintf(f, ",\"queue_delay_ns\":");
+		json_hist(f, &ps->qdelay);
 		fprintf(f, ",\"tx_offload\":%s,\"nic_clock\":",
 			pcr_app.ports[p].tx_offload ? "true" : "false");
 		json_nic_clock(f, (uint16_t)p);

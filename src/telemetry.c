@@ -73,6 +73,12 @@ port_dict(struct rte_tel_data *d, const struct pcr_port_snap *ps, uint16_t p)
 				  pcr_stats_ns(pcr_hist_quantile(&ps->err, 990000)));
 	rte_tel_data_add_dict_u64(d, "departure_error_max_ns",
 				  pcr_stats_ns(ps->err.max));
+	rte_tel_data_add_dict_u64(d, "queue_delay_p50_ns",
+				  pcr_stats_ns(pcr_hist_quantile(&ps->qdelay, 500000)));
+	rte_tel_data_add_dict_u64(d, "queue_delay_p99_ns",
+				  pcr_stats_ns(pcr_hist_quantile(&ps->qdelay, 990000)));
+	rte_tel_data_add_dict_u64(d, "queue_delay_max_ns",
+				  pcr_stats_ns(ps->qdelay.max));
 }
 
 static struct pcr_snapshot *
@@ -234,7 +240,8 @@ tel_classes(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < c->n_classes; i++) {
 		struct rte_tel_data *x;
-		uint64_t pk = 0, by = 0;
+		uint64_t pk = 0, by = 0, mk = 0, dr = 0;
+		struct pcr_aqm_conf aq;
 		uint16_t p;
 
 		if (c->classes[i].deleted || (x = rte_tel_data_alloc()) == NULL)
@@ -242,7 +249,10 @@ tel_classes(const char *cmd, const char *params, struct rte_tel_data *d)
 		for (p = 0; p < pcr_app.n_ports; p++) {
 			pk += s->port[p].cls[i].tx_packets;
 			by += s->port[p].cls[i].tx_bytes;
+			mk += s->port[p].cls[i].aqm_marked;
+			dr += s->port[p].cls[i].drop_aqm;
 		}
+		aq = pcr_class_aqm(c, i);
 		rte_tel_data_start_dict(x);
 		rte_tel_data_add_dict_string(x, "name", c->classes[i].name);
 		rte_tel_data_add_dict_string(x, "match", i ? c->classes[i].match_str : "");
@@ -253,6 +263,13 @@ tel_classes(const char *cmd, const char *params, struct rte_tel_data *d)
 					     pcr_order_name(c->classes[i].order));
 		rte_tel_data_add_dict_u64(x, "tx_packets", pk);
 		rte_tel_data_add_dict_u64(x, "tx_bytes", by);
+		rte_tel_data_add_dict_string(x, "aqm", aq.on ? "codel" : "off");
+		rte_tel_data_add_dict_u64(x, "ecn", aq.ecn);
+		rte_tel_data_add_dict_u64(x, "aqm_target_us", aq.target_us);
+		rte_tel_data_add_dict_u64(x, "aqm_interval_us", aq.interval_us);
+		rte_tel_data_add_dict_u64(x, "ce_threshold_us", aq.ce_threshold_us);
+		rte_tel_data_add_dict_u64(x, "aqm_marked", mk);
+		rte_tel_data_add_dict_u64(x, "drop_aqm", dr);
 		tel_name(name, sizeof(name), c->classes[i].name);
 		rte_tel_data_add_dict_container(d, name, x, 0);
 	}

@@ -120,6 +120,7 @@ struct gen_cfg {
 	bool ipv6;
 	int vlan; /* 802.1Q id, -1 for none */
 	int qinq; /* 802.1ad outer id, -1 for none */
+	uint8_t tos; /* IPv4 TOS / IPv6 traffic class (DSCP, ECN) of flows */
 	uint8_t src4[4], dst4[4];
 	uint8_t src6[16], dst6[16];
 	uint16_t sport; /* flow i: sport + i */
@@ -173,6 +174,8 @@ usage(FILE *out)
 		"      --ipv6            IPv6 instead of IPv4\n"
 		"      --vlan ID         802.1Q tag with this id (0..4095)\n"
 		"      --qinq ID         also an outer 802.1ad (0x88a8) tag; needs --vlan\n"
+		"      --tos N           IPv4 TOS / IPv6 traffic class of flow packets,\n"
+		"                        DSCP and ECN (1 ECT(1), 2 ECT(0), 3 CE) (0)\n"
 		"      --src IP          source address (%s, or %s with --ipv6)\n"
 		"      --dst IP          destination address (%s, or %s)\n"
 		"      --sport N         source port of flow 0; flow i uses sport+i (%d)\n"
@@ -233,6 +236,7 @@ enum {
 	OPT_IPV6,
 	OPT_VLAN,
 	OPT_QINQ,
+	OPT_TOS,
 	OPT_SRC,
 	OPT_DST,
 	OPT_SPORT,
@@ -257,6 +261,7 @@ static const struct option long_opts[] = {
 	{"ipv6", no_argument, NULL, OPT_IPV6},
 	{"vlan", required_argument, NULL, OPT_VLAN},
 	{"qinq", required_argument, NULL, OPT_QINQ},
+	{"tos", required_argument, NULL, OPT_TOS},
 	{"src", required_argument, NULL, OPT_SRC},
 	{"dst", required_argument, NULL, OPT_DST},
 	{"sport", required_argument, NULL, OPT_SPORT},
@@ -365,6 +370,9 @@ parse_args(int argc, char **argv, struct gen_cfg *c)
 			break;
 		case OPT_QINQ:
 			c->qinq = parse_u64("--qinq", optarg, 0, 4095);
+			break;
+		case OPT_TOS:
+			c->tos = (uint8_t)parse_u64("--tos", optarg, 0, 255);
 			break;
 		case OPT_SRC:
 			src = optarg;
@@ -612,6 +620,7 @@ put_ipv4_hdr(uint8_t *p, const struct gen_cfg *c, size_t ihl, size_t tot,
 {
 	memset(p, 0, PCR_PCAP_IPV4_HLEN);
 	p[0] = (uint8_t)(0x40 | (ihl / 4));
+	p[1] = c->tos;
 	pcr_pcap_put_be16(p + 2, (uint16_t)tot);
 	pcr_pcap_put_be16(p + 4, id);
 	pcr_pcap_put_be16(p + 6, frag);
@@ -659,7 +668,8 @@ put_ipv6(struct gen_state *st, uint8_t *p, size_t len, const uint8_t *ext,
 	size_t l4len = len - PCR_PCAP_IPV6_HLEN - ext_len;
 
 	memset(p, 0, PCR_PCAP_IPV6_HLEN);
-	p[0] = 0x60;
+	p[0] = (uint8_t)(0x60 | (c->tos >> 4));
+	p[1] = (uint8_t)(c->tos << 4);
 	pcr_pcap_put_be16(p + 4, (uint16_t)(len - PCR_PCAP_IPV6_HLEN));
 	p[6] = ext_len > 0 ? PCR_PCAP_PROTO_HOPOPTS : c->proto;
 	p[7] = 64;

@@ -122,11 +122,13 @@ for p in (0, 1):
     # nothing renamed beside the table: no key of a port's JSON that looks
     # like a counter and is not in it (the rest are documented non-counters)
     other = {"port", "name", "peer", "rate_bps", "link", "bucket_bytes", "classify", "wheel",
-             "classes", "deleted_classes", "departure_error_ns", "tx_offload", "nic_clock"}
+             "classes", "deleted_classes", "departure_error_ns", "queue_delay_ns", "tx_offload",
+             "nic_clock"}
     extra = set(jfile[p]) - set(table) - other
     check(not extra, "port %d: --stats-json keys outside the table: %s" % (p, sorted(extra)))
     extra = set(tel[p]) - set(table) - {"name", "peer", "rate_bps", "link", "departure_error_p50_ns",
-                                         "departure_error_p99_ns", "departure_error_max_ns"}
+                                         "departure_error_p99_ns", "departure_error_max_ns",
+                                         "queue_delay_p50_ns", "queue_delay_p99_ns", "queue_delay_max_ns"}
     check(not extra, "port %d: telemetry keys outside the table: %s" % (p, sorted(extra)))
     check(jfile[p]["dropped_total"] == sum(jfile[p][n] for n in drops), "port %d: drop_ sum" % p)
 d1 = jfile[1]

@@ -189,11 +189,12 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); s
 
 # --- 12: a deleted class's counters stay --------------------------------------
 run 0 show class
-web=$(awk '$1 == "web" {print $5}' "$tmp/o")
+web=$(awk 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "tx_packets") c = i}
+           $1 == "web" {print $c}' "$tmp/o")
 [ "${web:-0}" -ge 50000 ] || note "class web sent $web, want 50000: $(cat "$tmp/o")"
 run 0 del class web
 run 0 show class
-grep -Eq "^  \(deleted\) .* $web +[0-9]+  \(1 classes deleted since start" "$tmp/o" ||
+grep -Eq "^  \(deleted\) .* $web +[0-9]+ +- +-  \(1 classes deleted since start" "$tmp/o" ||
     note "show class after del class web: no (deleted) row with its $web packets: $(cat "$tmp/o")"
 
 # --- 4: class slots reused --------------------------------------------------
