@@ -73,19 +73,6 @@ enum {
 	PCR_CODEL_SHALLOW = 2, /**< its sojourn is over ce_threshold */
 };
 
-/** A queue's state at start: below target, not dropping. */
-static inline void
-pcr_codel_init(struct pcr_codel *c)
-{
-	c->first_above = 0;
-	c->drop_next = 0;
-	c->count = 0;
-	c->lastcount = 0;
-	c->dropping = 0;
-	c->after_entry = 0;
-	c->after_signal = 0;
-}
-
 /**
  * The queue emptied (the RFC's dequeue() found nothing): below target and
  * out of the dropping state; count and drop_next stay, so a queue that
@@ -98,6 +85,17 @@ pcr_codel_idle(struct pcr_codel *c)
 	c->dropping = 0;
 	c->after_entry = 0;
 	c->after_signal = 0;
+}
+
+/** A queue's state at start: below target, not dropping, nothing
+ *  signalled yet. */
+static inline void
+pcr_codel_init(struct pcr_codel *c)
+{
+	c->drop_next = 0;
+	c->count = 0;
+	c->lastcount = 0;
+	pcr_codel_idle(c);
 }
 
 /** interval / sqrt(count), rounded down, exactly. */

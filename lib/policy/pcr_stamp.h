@@ -284,26 +284,6 @@ pcr_stamp_refund(struct pcr_stamp_flow *f, const struct pcr_stamp_undo *undo,
 	f->last_dep = undo->prev_last;
 }
 
-/**
- * As pcr_stamp_refund(), for a packet whose flow has later packets placed
- * (an AQM drop from among them): every shared level and the flow's bucket
- * get its cost back, so no capacity is lost; the flow's last departure
- * stays the latest one's, so nothing of the flow can be placed before a
- * packet already placed.
- */
-static inline void
-pcr_stamp_refund_cost(struct pcr_stamp_flow *f,
-		      const struct pcr_stamp_undo *undo,
-		      const struct pcr_cal_level *lv, unsigned int n,
-		      bool one_writer)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		pcr_cal_refund(lv[i].cal, lv[i].at, lv[i].cost, one_writer);
-	f->empty -= undo->fcost;
-}
-
 #ifdef __cplusplus
 }
 #endif
