@@ -3,7 +3,7 @@
 # Copyright(c) 2026 The pacer authors
 #
 # bench/instr.sh [--pacer BINARY] [--secs S] [--layout one|split]
-#                [--keep DIR] [--json]
+#                [--aqm codel|off] [--keep DIR] [--json]
 #
 # Instructions per packet on pacer's RX path and on its TX path, counted by
 # valgrind's callgrind (exact and repeatable, unlike time on a shared VM):
@@ -26,6 +26,10 @@
 # --pacer, build-cg (meson, -Dcpu_instruction_set=x86-64-v3) is set up and
 # built first. Prints "instr LAYOUT rx|tx|loop|pmd VALUE" lines, or JSON
 # lines ({"bench":"instr","case":"LAYOUT-rx",...}) with --json.
+# --aqm MODE: pacer's --aqm (default: pacer's own default, codel since
+# issue 35; a binary from before it knows no --aqm). The rate never binds,
+# so no flow keeps a queue: with codel every packet is judged and none
+# signalled, which is what the AQM costs a packet that passes.
 # A benchmark: never run by meson test. About S x 2 + 20 seconds.
 
 set -u
@@ -36,6 +40,7 @@ SECS=20
 LAYOUT=one
 KEEP=
 JSON=0
+AQM=
 usage() { sed -n '4,6p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -43,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--secs) [ $# -ge 2 ] || usage; SECS=$2; shift ;;
 	--layout) [ $# -ge 2 ] || usage; LAYOUT=$2; shift ;;
 	--keep) [ $# -ge 2 ] || usage; KEEP=$2; shift ;;
+	--aqm) [ $# -ge 2 ] || usage; AQM=$2; shift ;;
 	--json) JSON=1 ;;
 	*) echo "instr.sh: unknown option '$1'" >&2; usage ;;
 	esac
@@ -58,6 +64,11 @@ one) LCORES=0,1; EXTRA=() ;;
 # (seen: 50368 of 2562336 sent) and tx divides by a handful
 split) LCORES=0@0,1@1,2@1; EXTRA=(--max-late 0) ;;
 *) echo "instr.sh: bad --layout '$LAYOUT': one or split" >&2; exit 2 ;;
+esac
+case "$AQM" in
+'') ;;
+codel|off) EXTRA+=(--aqm "$AQM") ;;
+*) echo "instr.sh: bad --aqm '$AQM': codel or off" >&2; exit 2 ;;
 esac
 command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
 	{ echo "instr.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }

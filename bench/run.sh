@@ -68,10 +68,13 @@
 #               active, one worker), of this tree and of INSTR_BASE
 #               (default fe3aa5f, issue 20's "today"), built in a git
 #               worktree and run in the same part; goal: each path at
-#               most half of the baseline's (issue 20, item 4).
+#               most half of the baseline's (issue 20, item 4). And this
+#               tree with --aqm off: the AQM's cost on a packet it judges
+#               and passes, goal RX at most 1.05x (issue 35, item 7).
 # Paced runs that feed a capture (or an endless one) at once give
-# --flow-queue 0, as before the 100 ms default: each figure measures what
-# it did before (and the fct transactions arrive as bursts by design).
+# --replay (no AQM, no --flow-queue bound), as before those defaults: each
+# figure measures what it did before (and the fct transactions arrive as
+# bursts by design).
 # Every figure is a median over --reps reps; every ratio is against a
 # baseline measured in the same rep. Prints one JSON object per
 # measurement ({"bench","case","value","unit","baseline","baseline_value"})
@@ -315,7 +318,7 @@ throughput_case() {
 		frate=$(awk -v r="$rate" -v f="$flows" 'BEGIN {printf "%.0f", 2 * r / f}')
 		run_for "$dur" "$TMP/pp.out" "$PACER" $EAL_COMMON $(eal_mem "$mem") \
 			--file-prefix="$(prefix)" $vdevs -- --stats-period 1 \
-			--mbufs "$mbufs" --max-flows $((flows * 2 + 1024)) --flow-queue 0 \
+			--mbufs "$mbufs" --max-flows $((flows * 2 + 1024)) --replay \
 			--rate "$rate" --flow-rate "$frate" --stats-json "$TMP/pp.json"
 		pp=$(pacer_mpps "$TMP/pp.out")
 		[ "$pp" = null ] && { echo "run.sh: $name rep $r: paced run gave no figure" >&2; tail -n 5 "$TMP/pp.out" >&2; return 1; }
@@ -448,7 +451,7 @@ accuracy() {
 					# start-up (pool prefault) grows with the pool: 10 s per 1M mbufs
 					timeout -s INT $((60 + mbufs / 100000)) "$PACER" $EAL_COMMON $(eal_mem "$mem") \
 						--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$TMP/acc.pcap" -- \
-						--rate "$rate" --slot "$slot" --exit-on-idle 300 --mbufs "$mbufs" --flow-queue 0 \
+						--rate "$rate" --slot "$slot" --exit-on-idle 300 --mbufs "$mbufs" --replay \
 						--max-flows 64 --stats-json "$TMP/acc.json" >"$TMP/acc.out" 2>&1
 					jq -r '[.departure_error_ns | .p50, .p99, .p999, .max, .count] +
 						[[.flows[].rate_bps] | add // 0] +
@@ -579,7 +582,7 @@ conformance() {
 			rm -f "$TMP/cf.json" "$TMP/cf-out.pcap"
 			timeout -s INT 60 "$PACER" $EAL_COMMON $(eal_mem 1536) --file-prefix="$(prefix)" \
 				--vdev "net_pcap0,rx_pcap=$TMP/cf.pcap,tx_pcap=$TMP/cf-out.pcap" -- \
-				--rate "$rate" --exit-on-idle 300 --mbufs $((count + 8192)) --max-flows 64 --flow-queue 0 \
+				--rate "$rate" --exit-on-idle 300 --mbufs $((count + 8192)) --max-flows 64 --replay \
 				--stats-json "$TMP/cf.json" >"$TMP/cf.out" 2>&1
 			errs=$(python3 - "$TMP/cf-out.pcap" "$TMP/cf.json" "$bps" <<'PY'
 import json, struct, sys
@@ -916,7 +919,7 @@ scale() {
 			rm -f "$TMP/sc.json"
 			run_for "$dur" "$TMP/sc-p.out" "$PACER" $EAL_COMMON $(eal_mem "$mem") \
 				--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$f,infinite_rx=1" -- \
-				--stats-period 1 --mbufs "$mbufs" --max-flows $((n * 2 + 1024)) --flow-queue 0 \
+				--stats-period 1 --mbufs "$mbufs" --max-flows $((n * 2 + 1024)) --replay \
 				--rate "$rate" --flow-rate "$frate" --stats-json "$TMP/sc.json"
 			pp=$(pacer_mpps "$TMP/sc-p.out")
 			[ "$pp" = null ] && { echo "run.sh: scale $lbl flows rep $r: paced run gave no figure" >&2; tail -n 5 "$TMP/sc-p.out" >&2; return 1; }
@@ -1003,7 +1006,7 @@ queued() {
 			run_for "$dur" "$TMP/q-p.out" "$PACER" $EAL_COMMON $(eal_mem "$mem") \
 				--file-prefix="$(prefix)" --vdev "net_pcap0,rx_pcap=$f,infinite_rx=1" -- \
 				--stats-period 1 --mbufs "$mbufs" --max-flows 4096 \
-				--flow-rate "$frate" --flow-limit "$l" --flow-queue 0
+				--flow-rate "$frate" --flow-limit "$l" --replay
 			read -r rx tx qmin <<<"$(rx_tx_q "$TMP/q-p.out")"
 			[ "$rx" = null ] && { echo "run.sh: queued $lbl rep $r: no figure" >&2; tail -n 5 "$TMP/q-p.out" >&2; return 1; }
 			ns=$(awk -v m="$rx" 'BEGIN {printf "%.2f", 1e3 / m}')
@@ -1065,7 +1068,7 @@ fct_pacer() {
 	ip netns exec "$FCT_NS" "$PACER" "${lc[@]}" $EAL_MEM $(eal_mem 1024) --no-pci \
 		--file-prefix="$(prefix)" --vdev "net_af_packet0,iface=pcrfx1,qpairs=$qp,framecnt=4096" \
 		--vdev "net_pcap1,rx_pcap=$TMP/fct.empty.pcap,tx_pcap=$TMP/fct.pcap" -- \
-		--config "$TMP/fct.cfg" --rate 100mbit --mbufs 65536 --max-flows 65536 --flow-queue 0 \
+		--config "$TMP/fct.cfg" --rate 100mbit --mbufs 65536 --max-flows 65536 --replay \
 		--exit-on-idle 1000 --stats-json "$TMP/fct.json" >"$TMP/fct.out" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do grep -q "pacer: lcore" "$TMP/fct.out" && break; sleep 0.1; done
@@ -1214,7 +1217,8 @@ instr() {
 		return 1
 	fi
 	bench/instr.sh --pacer "$wt/build-cg/src/pacer" --secs "$secs" >"$TMP/instr.base" &&
-		bench/instr.sh --secs "$secs" >"$TMP/instr.now"
+		bench/instr.sh --secs "$secs" >"$TMP/instr.now" &&
+		bench/instr.sh --secs "$secs" --aqm off >"$TMP/instr.noaqm"
 	local st=$?
 	git worktree remove --force "$wt"
 	[ "$st" = 0 ] || { echo "run.sh: instr: bench/instr.sh failed" >&2; return 1; }
@@ -1229,6 +1233,19 @@ instr() {
 		emit instr_ratio "one-worker-$path" "$ratio" x "$base" 1
 		goal "instr_half/$path" "$ratio" "<= 0.5" \
 			"$(awk -v r="$ratio" 'BEGIN {print (r <= 0.5) ? "met" : "missed"}')"
+	done
+	# what the AQM (on by default) costs a packet it judges and lets pass:
+	# this tree with --aqm off is the baseline (issue 35, item 7)
+	log "instr: --aqm off: $(tr '\n' ' ' <"$TMP/instr.noaqm")"
+	for path in rx tx; do
+		v=$(awk -v p="$path" '$3 == p { print $4 }' "$TMP/instr.now")
+		b=$(awk -v p="$path" '$3 == p { print $4 }' "$TMP/instr.noaqm")
+		emit instr "one-worker-$path-aqm-off" "$b" Ir/packet "aqm off" "$b"
+		ratio=$(awk -v a="$v" -v b="$b" 'BEGIN {printf "%.4f", a / b}')
+		emit instr_ratio "one-worker-$path-aqm" "$ratio" x "aqm off" 1
+		[ "$path" = rx ] || continue
+		goal "instr_aqm/$path" "$ratio" "<= 1.05" \
+			"$(awk -v r="$ratio" 'BEGIN {print (r <= 1.05) ? "met" : "missed"}')"
 	done
 }
 

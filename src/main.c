@@ -703,6 +703,15 @@ main(int argc, char **argv)
 		printf("pacer: a flow holds at most %" PRIu64
 		       " ms of queue at the tightest rate it is under (--flow-queue; 0 = up to the horizon)\n",
 		       a->cfg.flow_queue_ms);
+	if (a->cfg.aqm.on)
+		printf("pacer: AQM codel per flow: target %" PRIu64 " us, interval %" PRIu64
+		       " us, ECN-capable packets %s (--aqm; classes may differ)\n",
+		       a->cfg.aqm.target_us, a->cfg.aqm.interval_us,
+		       a->cfg.aqm.ecn ? "marked CE, others dropped" : "dropped too");
+	else
+		printf("pacer: AQM off: a flow's queue is bounded by %s only%s\n",
+		       a->cfg.flow_queue_ms != 0 ? "--flow-queue" : "the horizon",
+		       a->cfg.replay ? " (--replay)" : "");
 	RTE_LCORE_FOREACH_WORKER(l) {
 		struct pcr_lcore *lc = a->lcores[l];
 		unsigned int k;

@@ -70,9 +70,9 @@ static const struct opt_def opt_defs[] = {
 	{ "flow-limit", K_U64, OFF(flow_limit), 0, UINT32_MAX, "PKTS",
 	  "most packets one flow may have queued, 0 = no limit [0]", true },
 	{ "flow-queue", K_U64, OFF(flow_queue_ms), 0, 60000, "MS",
-	  "most queue one flow may hold, as time at the tightest rate it is under (its flow rate, its class's, the port's; at least 4 frames), as fq's flow_limit bounds a flow; 0 = none (the horizon bounds it) [100]", true },
+	  "most queue one flow may hold, as time at the tightest rate it is under (its flow rate, its class's, the port's; at least 4 frames), as fq's flow_limit bounds a flow; 0 = none (the horizon bounds it) [100; 0 with --replay]", true },
 	{ "aqm", K_AQM, OFF(aqm.on), 0, 0, "codel|off",
-	  "active queue management of a flow's queue, as fq_codel does: CoDel (RFC 8289) on the delay each packet will have had when it leaves, known when it is stamped; off: drop-tail at --flow-queue [off]", true },
+	  "active queue management of a flow's queue, as fq_codel does: CoDel (RFC 8289) on the delay each packet will have had when it leaves, known when it is stamped; off: drop-tail at --flow-queue (a link emulator that must reproduce drop-tail) [codel; off with --replay]", true },
 	{ "aqm-target", K_U64, OFF(aqm.target_us), 1, 10000000, "US",
 	  "CoDel's target: the standing queue a flow may keep [5000]", true },
 	{ "aqm-interval", K_U64, OFF(aqm.interval_us), 1, 60000000, "US",
@@ -137,6 +137,7 @@ static const struct opt_def opt_defs[] = {
 #define OPT_INTERACTIVE 'i'
 #define OPT_AUTO_START 'a'
 #define OPT_CMDLINE_FILE 1002
+#define OPT_REPLAY 1003
 #define OPT_BASE 2000
 
 const char *
@@ -184,7 +185,7 @@ pcr_options_defaults(struct pcr_config *c)
 	c->stage_lead_min_us = PCR_STAGE_LEAD_MIN_US_DEFAULT;
 	c->max_port_named = -1;
 	c->control_socket_mode = 0600;
-	c->aqm.on = false;
+	c->aqm.on = true;
 	c->aqm.ecn = true;
 	c->aqm.target_us = PCR_AQM_TARGET_US_DEFAULT;
 	c->aqm.interval_us = PCR_AQM_INTERVAL_US_DEFAULT;
@@ -222,12 +223,16 @@ pcr_options_usage(FILE *f, const char *prog)
 		"  %-26s start forwarding at once (the default without -i)\n"
 		"  %-26s run the commands in FILE (echoed) once the ports are\n"
 		"  %-26s set up, before forwarding starts\n"
+		"  %-26s the input is a capture replayed at once, not live\n"
+		"  %-26s traffic: a flow queues all of it (--flow-queue 0) and\n"
+		"  %-26s no AQM judges the queue it makes (--aqm off), unless\n"
+		"  %-26s the file or the command line says otherwise\n"
 		"  %-26s this help\n\n"
 		"Classes (match rules, class rate, per-flow rate) come from the\n"
 		"configuration file or the CLI (add class). Exit status: 0 done,\n"
 		"1 run-time failure, 2 bad options or configuration (nothing started).\n",
 		"--no-drain-on-exit", "-i, --interactive", "", "-a, --auto-start",
-		"--cmdline-file FILE", "", "-h, --help");
+		"--cmdline-file FILE", "", "--replay", "", "", "", "-h, --help");
 }
 
 static int
@@ -903,6 +908,7 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 	lopts[i++] = (struct option){ "interactive", no_argument, NULL, OPT_INTERACTIVE };
 	lopts[i++] = (struct option){ "auto-start", no_argument, NULL, OPT_AUTO_START };
 	lopts[i++] = (struct option){ "cmdline-file", required_argument, NULL, OPT_CMDLINE_FILE };
+	lopts[i++] = (struct option){ "replay", no_argument, NULL, OPT_REPLAY };
 	lopts[i] = (struct option){ NULL, 0, NULL, 0 };
 
 	/* pass 1: --help, --config, and every syntax error */
@@ -915,6 +921,9 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 			break;
 		case OPT_AUTO_START:
 			c->auto_start = true;
+			break;
+		case OPT_REPLAY:
+			c->replay = true;
 			break;
 		case OPT_CMDLINE_FILE: {
 			FILE *fp = fopen(optarg, "r");
@@ -957,6 +966,11 @@ pcr_options_parse(int argc, char **argv, struct pcr_config *c)
 		fprintf(ERR_OUT, "pacer: unexpected argument '%s' (see --help)\n",
 			argv[optind]);
 		return -1;
+	}
+	/* a replay's defaults; the file and the command line still rule */
+	if (c->replay) {
+		c->aqm.on = false;
+		c->flow_queue_ms = 0;
 	}
 	if (c->config_file[0] != '\0' && load_config(c, c->config_file) != 0)
 		return -1;

@@ -211,6 +211,8 @@ struct pcr_config {
 	/* run-time mode (command line only) */
 	bool interactive;        /**< -i: the pacer> prompt */
 	bool auto_start;         /**< -a: forward at once (default without -i) */
+	bool replay;             /**< --replay: a capture at once, not live
+				  *   traffic (no AQM, no --flow-queue) */
 	char cmdline_file[PATH_MAX]; /**< commands run before forwarding */
 	char control_socket[PATH_MAX]; /**< "" = in the runtime directory,
 					*   "none" = no control socket */

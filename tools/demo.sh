@@ -25,12 +25,12 @@ grep -E '^(\[|rate|flow-rate|match)' "$top/config/pacer.cfg" | sed 's/^/    /'
 echo
 
 # a capture arrives all at once (net_pcap reads it as fast as pacer takes
-# it): --flow-queue 0 lets each flow queue all of its part instead of the
-# 100 ms a live flow may hold
+# it): --replay lets each flow queue all of its part, with no AQM judging
+# the queue it makes and no --flow-queue bound, which live flows have
 "$builddir/src/pacer" -l 0,1 --no-huge -m 1024 --no-pci --no-shconf --no-telemetry \
     --file-prefix="pacer-demo-$$" --log-level=lib.eal:warning \
     --vdev "net_pcap0,rx_pcap=$out/in.pcap,tx_pcap=$out/out.pcap" -- \
-    --config "$top/config/pacer.cfg" --flow-queue 0 --exit-on-idle 300 --max-flows 65536 \
+    --config "$top/config/pacer.cfg" --replay --exit-on-idle 300 --max-flows 65536 \
     --stats-json "$out/stats.json" >"$out/pacer.log"
 "$builddir/tools/pacer-pcapstat" --json "$out/out.pcap" >"$out/wire.json"
 python3 "$top/tools/report.py" "$out/stats.json" "$out/wire.json" "$out/out.pcap"

@@ -5,6 +5,9 @@
 # wire-test.sh [--json] [--builddir DIR] [--pacer-rate RATE] [--keep DIR]
 # wire-test.sh --fct fair|completion [--fct-secs S] [--fct-seed X]
 #              [--fct-load L] --fct-out JSON [--builddir DIR] [--keep DIR]
+# wire-test.sh --queue JSON [--queue-secs S] [--queue-rates "50 200"]
+#              [--queue-flows "1 4 16"] [--queue-hosts "cubic-ecn cubic bbr"]
+#              [--queue-shapers "pacer pacer-off tbf htb"] [--builddir DIR]
 #
 # pacer judged with real TCP stacks on either side, side by side with the
 # kernel's own shapers (tbf, htb) in the same run. Needs root; installs
@@ -99,6 +102,28 @@
 # 1), judged by tests/pacer/fct_open.py --tcp against fair sharing and
 # SRPT of the same transactions; its JSON, with pacer's drops, in
 # --fct-out. Exit 0, or 1 when a transaction did not complete.
+#
+# --queue JSON: instead of all the above, the standing queue TCP keeps
+# behind each shaper (bench/run.sh --only queue; issue 35). For each rate
+# (mbit/s) and number of flows: N TCP flows from A to B (iperf3 -P N) for
+# --queue-secs (default 20) with a ping every 20 ms beside them, the
+# hosts' congestion control and ECN as --queue-hosts says (cubic-ecn:
+# cubic, net.ipv4.tcp_ecn=1 at both hosts; cubic: ecn 0; bbr: BBR, ecn
+# 0), through each of --queue-shapers: pacer with its defaults (CoDel
+# per flow), pacer --aqm off (drop-tail at --flow-queue), tbf (burst 15k
+# latency 100ms) and htb (one class, rate = ceil, a pfifo limit 1000
+# leaf) -- each kernel shaper once per rate and flow count, cubic
+# without ECN (drop-tail marks nothing); fq_codel and cake as well where
+# the kernel has them (htb with an fq_codel leaf, cake bandwidth R),
+# which the table says. The idle RTT is measured before each run on its
+# own path (20 pings). Figures per run: each flow's mean smoothed RTT
+# (iperf3's mean_rtt, from tcp_info), ping p50/p99, goodput against the
+# payload share of the rate, retransmitted segments, pacer's aqm_marked
+# and drop_aqm; and the issue's goals beside them (mean sRTT <= idle +
+# 10 ms for 1 and 4 flows, + 20 ms for 16; ping p99 <= idle + 5 ms;
+# goodput >= 95 %; retransmissions < 0.1 % of segments with ECN). One
+# JSON object per run in JSON, the table on stdout. Figures, not checks:
+# exit 0 once every run ran.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -112,10 +137,17 @@ fct_secs=10
 fct_seed=1
 fct_load=0.7
 fct_out=
+queue_out=
+queue_secs=20
+queue_rates="50 200"
+queue_flows="1 4 16"
+queue_hosts="cubic-ecn cubic bbr"
+queue_shapers="pacer pacer-off tbf htb"
 
 usage() {
     echo "usage: $0 [--json] [--builddir DIR] [--pacer-rate RATE] [--keep DIR]" >&2
     echo "       $0 --fct fair|completion [--fct-secs S] [--fct-seed X] [--fct-load L] --fct-out JSON" >&2
+    echo "       $0 --queue JSON [--queue-secs S] [--queue-rates \"50 200\"] [--queue-flows \"1 4 16\"] [--queue-hosts \"cubic-ecn cubic bbr\"] [--queue-shapers \"pacer pacer-off tbf htb\"]" >&2
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -129,6 +161,12 @@ while [ $# -gt 0 ]; do
     --fct-seed) [ $# -ge 2 ] || usage; fct_seed=$2; shift ;;
     --fct-load) [ $# -ge 2 ] || usage; fct_load=$2; shift ;;
     --fct-out) [ $# -ge 2 ] || usage; fct_out=$2; shift ;;
+    --queue) [ $# -ge 2 ] || usage; queue_out=$2; shift ;;
+    --queue-secs) [ $# -ge 2 ] || usage; queue_secs=$2; shift ;;
+    --queue-rates) [ $# -ge 2 ] || usage; queue_rates=$2; shift ;;
+    --queue-flows) [ $# -ge 2 ] || usage; queue_flows=$2; shift ;;
+    --queue-hosts) [ $# -ge 2 ] || usage; queue_hosts=$2; shift ;;
+    --queue-shapers) [ $# -ge 2 ] || usage; queue_shapers=$2; shift ;;
     -h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
     *) usage ;;
     esac
@@ -145,6 +183,30 @@ fair|completion)
     } ;;
 *) echo "wire-test.sh: --fct '$fct_order': fair or completion" >&2; exit 2 ;;
 esac
+if [ -n "$queue_out" ]; then
+    [[ $queue_secs =~ ^[0-9]+$ && $queue_secs -ge 5 ]] ||
+        { echo "wire-test.sh: --queue-secs '$queue_secs': whole seconds, 5 or more" >&2; exit 2; }
+    for v in $queue_rates; do
+        [[ $v =~ ^[0-9]+$ && $v -ge 1 && $v -le 1000 ]] ||
+            { echo "wire-test.sh: --queue-rates '$v': mbit/s, 1 to 1000" >&2; exit 2; }
+    done
+    for v in $queue_flows; do
+        [[ $v =~ ^[0-9]+$ && $v -ge 1 && $v -le 64 ]] ||
+            { echo "wire-test.sh: --queue-flows '$v': 1 to 64 flows" >&2; exit 2; }
+    done
+    for v in $queue_hosts; do
+        case $v in cubic-ecn|cubic|bbr|bbr-ecn) ;;
+        *) echo "wire-test.sh: --queue-hosts '$v': cubic-ecn, cubic, bbr or bbr-ecn" >&2; exit 2 ;;
+        esac
+    done
+    for v in $queue_shapers; do
+        case $v in pacer|pacer-off|tbf|htb) ;;
+        *) echo "wire-test.sh: --queue-shapers '$v': pacer, pacer-off, tbf or htb" >&2; exit 2 ;;
+        esac
+    done
+    # pacer's own horizon (the bed's 50 ms would bound the queue, not AQM)
+    WIRE_TEST_HORIZON_MS=${WIRE_TEST_HORIZON_MS:-2000}
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "SKIP: wire-test.sh needs root (network namespaces, tc, tcpdump)" >&2
@@ -718,6 +780,157 @@ if [ -n "$fct_order" ]; then
     rc=0
     fct_run || rc=$?
     exit "$rc"
+fi
+
+# --queue: the standing queue of N TCP flows behind each shaper (see the
+# head of this file)
+
+# queue_hosts_set cubic-ecn|cubic|bbr|bbr-ecn: both hosts' ECN; the
+# congestion control goes to iperf3 (-C), in $q_cc
+queue_hosts_set() {
+    local ecn=0 ns
+    case $1 in *-ecn) ecn=1 ;; esac
+    q_cc=${1%-ecn}
+    for ns in "$ns_a" "$ns_b"; do
+        ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_ecn=$ecn >/dev/null
+    done
+}
+
+# queue_load NAME ADDR N: N TCP flows to ADDR for queue_secs with a ping
+# every 20 ms beside them; the idle RTT first (20 pings on the same path)
+queue_load() {
+    local name=$1 addr=$2 n=$3
+    ip netns exec "$ns_a" timeout 10 ping -n -c 20 -i 0.02 -W 2 "$addr" >"$tmp/$name.idle" 2>&1 || true
+    bg ping_pid ip netns exec "$ns_a" timeout $((queue_secs + 10)) taskset -c "$host_cpus" \
+        ping -n -i 0.02 -w "$((queue_secs + 1))" "$addr" >"$tmp/$name.ping" 2>&1
+    iperf "$name" "$addr" -t "$queue_secs" -P "$n" -C "$q_cc"
+    reap "$ping_pid" $((queue_secs + 15))
+}
+
+# queue_result NAME SHAPER CONFIG HOSTS RATE_MBIT N: one JSON line of the
+# run's figures and the issue's goals into $queue_out
+queue_result() {
+    python3 - "$tmp" "$@" "$mss" "$frame" >>"$queue_out" <<'PY'
+import json, os, re, sys
+tmp, name, shaper, conf, hosts, rate, n, mss, frame = sys.argv[1:10]
+rate, n, mss, frame = float(rate) * 1e6, int(n), int(mss), int(frame)
+def pings(path):
+    t = sorted(float(x) for x in re.findall(r"time=([0-9.]+) ms", open(path).read()))
+    q = lambda p: t[min(len(t) - 1, int(p * len(t)))] if t else float("nan")
+    return t, q
+idle, qi = pings("%s/%s.idle" % (tmp, name))
+load, ql = pings("%s/%s.ping" % (tmp, name))
+ip = json.load(open("%s/%s.iperf.json" % (tmp, name)))["end"]
+srtt = [s["sender"].get("mean_rtt", 0) / 1e3 for s in ip["streams"]]
+good = ip["sum_received"]["bits_per_second"]
+share = rate * mss / frame
+sent = ip["sum_sent"]["bytes"]
+retr = ip["sum_sent"].get("retransmits", 0)
+segs = max(1, sent // mss)
+idle_rtt = qi(0.5)
+r = dict(shaper=shaper, config=conf, hosts=hosts, rate_mbit=rate / 1e6, flows=n,
+         idle_rtt_ms=round(idle_rtt, 3),
+         srtt_mean_ms=round(sum(srtt) / len(srtt), 2), srtt_max_flow_ms=round(max(srtt), 2),
+         ping_p50_ms=round(ql(0.5), 2), ping_p99_ms=round(ql(0.99), 2), pings=len(load),
+         goodput_mbit=round(good / 1e6, 2), goodput_pct=round(good / share * 100, 2),
+         retransmits=retr, segments=segs, retrans_pct=round(retr / segs * 100, 4))
+st = "%s/%s.stats.json" % (tmp, name)
+if os.path.exists(st):
+    p = next(p for p in json.load(open(st))["ports"] if p["port"] == 1)
+    r.update(aqm_marked=p.get("aqm_marked", 0), drop_aqm=p.get("drop_aqm", 0),
+             dropped=p["dropped_total"],
+             queue_delay_ms={k: round(v / 1e6, 2) for k, v in p.get("queue_delay_ns", {}).items()
+                             if k in ("p50", "p99", "max")})
+# the issue's goals
+lim = 10 if n <= 4 else 20
+r["goal_srtt"] = r["srtt_max_flow_ms"] <= idle_rtt + lim
+r["goal_ping"] = r["ping_p99_ms"] <= idle_rtt + 5
+r["goal_goodput"] = r["goodput_pct"] >= 95
+r["goal_retrans"] = r["retrans_pct"] < 0.1 if hosts.endswith("-ecn") else None
+print(json.dumps(r))
+PY
+}
+
+queue_table() {
+    python3 - "$queue_out" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+yn = lambda v: "-" if v is None else ("met" if v else "MISSED")
+print("%-10s %-22s %-9s %5s %5s %6s %8s %8s %8s %8s %7s %8s %9s %9s  goals sRTT/ping/goodput/retrans" % (
+    "shaper", "config", "hosts", "mbit", "flows", "idle", "sRTT", "max flow", "ping p50", "ping p99",
+    "goodput", "retrans", "marked", "drop aqm"))
+for r in rows:
+    print("%-10s %-22s %-9s %5d %5d %6.2f %8.2f %8.2f %8.2f %8.2f %6.1f%% %7.3f%% %9s %9s  %s/%s/%s/%s" % (
+        r["shaper"], r["config"], r["hosts"], r["rate_mbit"], r["flows"], r["idle_rtt_ms"],
+        r["srtt_mean_ms"], r["srtt_max_flow_ms"], r["ping_p50_ms"], r["ping_p99_ms"],
+        r["goodput_pct"], r["retrans_pct"], r.get("aqm_marked", "-"), r.get("drop_aqm", "-"),
+        yn(r["goal_srtt"]), yn(r["goal_ping"]), yn(r["goal_goodput"]), yn(r["goal_retrans"])))
+PY
+}
+
+queue_bed() {
+    local rate n h sh name conf aqm kq=""
+    : >"$queue_out"
+    # fq_codel and cake where this kernel has them (tried on A's loopback)
+    for q in fq_codel cake; do
+        if tc -n "$ns_a" qdisc add dev lo root $q 2>/dev/null; then
+            tc -n "$ns_a" qdisc del dev lo root
+            kq="$kq $q"
+        fi
+    done
+    log "queue: kernel shapers: tbf, htb${kq:+,$kq} (this kernel has${kq:- no fq_codel or cake})"
+    for rate in $queue_rates; do
+        for n in $queue_flows; do
+            for sh in $queue_shapers $kq; do
+                for h in $queue_hosts; do
+                    # drop-tail shapers mark nothing: cubic without ECN once
+                    case $sh in pacer) ;; *) [ "$h" = cubic ] || continue ;; esac
+                    queue_hosts_set "$h"
+                    name=q-$sh-$h-$rate-$n
+                    log "queue: $sh, $n $q_cc flows ($h) at $rate mbit for $queue_secs s"
+                    case $sh in
+                    pacer|pacer-off)
+                        aqm=codel conf="defaults (codel 5/100 ms)"
+                        [ $sh = pacer ] || { aqm=off; conf="--aqm off"; }
+                        pacer_start "$name" --rate "${rate}mbit" --aqm "$aqm"
+                        queue_load "$name" 198.18.0.2 "$n"
+                        pacer_stop
+                        ;;
+                    tbf)
+                        conf="burst 15k latency 100ms"
+                        tc -n "$ns_a" qdisc add dev ka0 root tbf rate "${rate}mbit" burst 15k latency 100ms ;;
+                    htb)
+                        conf="one class, pfifo 1000"
+                        tc -n "$ns_a" qdisc add dev ka0 root handle 1: htb default 10
+                        tc -n "$ns_a" class add dev ka0 parent 1: classid 1:10 htb rate "${rate}mbit" ceil "${rate}mbit"
+                        tc -n "$ns_a" qdisc add dev ka0 parent 1:10 handle 10: pfifo limit 1000 ;;
+                    fq_codel)
+                        conf="htb + fq_codel leaf"
+                        tc -n "$ns_a" qdisc add dev ka0 root handle 1: htb default 10
+                        tc -n "$ns_a" class add dev ka0 parent 1: classid 1:10 htb rate "${rate}mbit" ceil "${rate}mbit"
+                        tc -n "$ns_a" qdisc add dev ka0 parent 1:10 handle 10: fq_codel ;;
+                    cake)
+                        conf="bandwidth ${rate}mbit"
+                        tc -n "$ns_a" qdisc add dev ka0 root cake bandwidth "${rate}mbit" ;;
+                    esac
+                    case $sh in
+                    pacer|pacer-off) ;;
+                    *)
+                        queue_load "$name" 198.18.1.2 "$n"
+                        tc -n "$ns_a" -s qdisc show dev ka0 >"$tmp/$name.tc"
+                        tc -n "$ns_a" qdisc del dev ka0 root ;;
+                    esac
+                    queue_result "$name" "$sh" "$conf" "$h" "$rate" "$n"
+                    queue_table | tail -1 >&2
+                done
+            done
+        done
+    done
+    queue_table
+}
+if [ -n "$queue_out" ]; then
+    queue_bed
+    exit 0
 fi
 
 # 1. ping both ways, then one TCP flow at 100 mbit with ping under load

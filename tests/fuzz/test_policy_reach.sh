@@ -13,7 +13,7 @@
 source "$(dirname "$0")/../pacer/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 1 --count 400 --size 9018 2>/dev/null
-run_pacer r $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/r.pcap") -- --flow-queue 0 \
+run_pacer r $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/r.pcap") -- --replay \
     --flow-rate 1bit --exit-on-idle 300 --mbufs 4096 --max-flows 1024
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/r.err")"
 conserved "$tmp/r.json"

@@ -85,10 +85,11 @@ eal() {
 }
 
 # A test that feeds a whole capture at once (net_pcap reads it as fast as
-# pacer takes it) and counts every frame out gives --flow-queue 0: by
-# default a flow holds at most 100 ms of queue at its tightest rate and
-# the rest of such a burst would be dropped (drop_flow_queue), as fq's
-# flow_limit would. tests/pacer/test_flow_queue.sh checks the default.
+# pacer takes it) and counts every frame out gives --replay: by
+# default CoDel judges each flow's queue (--aqm codel) and a flow holds at
+# most 100 ms of queue at its tightest rate, and most of such a burst
+# would be dropped (drop_aqm, drop_flow_queue), as fq_codel would.
+# tests/pacer/test_flow_queue.sh and test_aqm.sh check the defaults.
 
 # run_pacer NAME EAL-ARGS -- PACER-ARGS: runs pacer, stdout/stderr kept in
 # $tmp/NAME.out / .err, exit status in $rc; stats in $tmp/NAME.json.

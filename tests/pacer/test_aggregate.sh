@@ -25,7 +25,7 @@ source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 100 --count 1400 --size 1514 2>/dev/null
 run_pacer a $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") \
-    -- --flow-queue 0 --rate 20mbit --flow-rate 1mbit --exit-on-idle 300 --mbufs 8192 --max-flows 1024
+    -- --replay --rate 20mbit --flow-rate 1mbit --exit-on-idle 300 --mbufs 8192 --max-flows 1024
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/a.err")"
 conserved "$tmp/a.json"
 expect "$tmp/a.json" 'd["ports"][0]["tx_packets"] == 1400' \

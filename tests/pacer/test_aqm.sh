@@ -25,6 +25,10 @@
 #     are not, by it;
 #  5. --aqm off: none of it (drop-tail as before), and `set aqm codel` at
 #     run time turns it on; save config writes it back.
+#  6. the defaults: CoDel without --aqm (the start line says so; here
+#     with --flow-queue 0, which would cut the replay to 100 ms first);
+#     --replay turns it and --flow-queue off (every frame leaves), and
+#     --aqm codel after it turns CoDel back on.
 # Conservation and every mbuf back in each run.
 source "$(dirname "$0")/lib.sh"
 
@@ -194,4 +198,25 @@ run on "$tmp/drop.pcap" --aqm off --cmdline-file "$tmp/on.cmd"
 expect "$tmp/on.json" 'd["ports"][0]["drop_aqm"] >= 10' \
     '[c["aqm"] for c in d["ports"][0]["classes"]] == ["codel"]'
 grep -qx "aqm = codel" "$tmp/saved.cfg" || fail "5: save config: no 'aqm = codel': $(grep aqm "$tmp/saved.cfg")"
-echo "ok: AQM: ECT marked CE on every encapsulation with valid checksums, Not-ECT dropped and given back (rate exact), nothing under target, ce-threshold, on/off at run time"
+# 6. the defaults, and --replay
+def() {
+    local name=$1
+    shift
+    run_pacer "$name" $(eal "net_pcap0,rx_pcap=$tmp/drop.pcap,tx_pcap=$tmp/$name.out.pcap") \
+        -- --rate 10mbit --mbufs 16384 --exit-on-idle 300 --control-socket none "$@"
+    [ "$rc" -eq 0 ] || fail "$name: pacer exited $rc: $(tail -5 "$tmp/$name.err")"
+    conserved "$tmp/$name.json"
+}
+def dflt --flow-queue 0
+grep -q "^pacer: AQM codel per flow: target 5000 us, interval 100000 us" "$tmp/dflt.out" ||
+    fail "6: no AQM start line by default: $(grep AQM "$tmp/dflt.out")"
+expect "$tmp/dflt.json" 'd["ports"][0]["drop_aqm"] >= 10' \
+    '[c["aqm"] for c in d["ports"][0]["classes"]] == ["codel"]'
+def replay --replay
+grep -q "^pacer: AQM off: a flow's queue is bounded by the horizon only (--replay)" "$tmp/replay.out" ||
+    fail "6: no replay start line: $(grep AQM "$tmp/replay.out")"
+expect "$tmp/replay.json" "d['ports'][0]['tx_packets'] == $N" 'd["ports"][0]["dropped_total"] == 0'
+def replayon --replay --aqm codel
+expect "$tmp/replayon.json" 'd["ports"][0]["drop_aqm"] >= 10' 'd["ports"][0]["drop_flow_queue"] == 0'
+echo "6: drop_aqm by default $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['ports'][0]['drop_aqm'])" "$tmp/dflt.json"), none with --replay, with --replay --aqm codel $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['ports'][0]['drop_aqm'])" "$tmp/replayon.json")"
+echo "ok: AQM: ECT marked CE on every encapsulation with valid checksums, Not-ECT dropped and given back (rate exact), nothing under target, ce-threshold, on/off at run time, on by default and off with --replay"

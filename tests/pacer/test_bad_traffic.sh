@@ -26,7 +26,7 @@ for variant in "" "--proto tcp" "--ipv6" "--vlan 100" "--vlan 100 --qinq 200" "-
 done
 total=$((n * 200))
 run_pacer b $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") -- \
-    --rate 50mbit --exit-on-idle 300 --mbufs 8192 --max-flows 1024
+    --replay --rate 50mbit --exit-on-idle 300 --mbufs 8192 --max-flows 1024
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/b.err")"
 conserved "$tmp/b.json"
 expect "$tmp/b.json" "d['ports'][0]['rx_packets'] == $total" \

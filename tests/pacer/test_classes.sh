@@ -36,7 +36,7 @@ match = proto udp dport 6000
 rate = 2mbit
 CFG
 run_pacer c $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") \
-    -- --flow-queue 0 --config "$tmp/c.cfg" --mbufs 4096 --max-flows 1024
+    -- --replay --config "$tmp/c.cfg" --mbufs 4096 --max-flows 1024
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/c.err")"
 conserved "$tmp/c.json"
 expect "$tmp/c.json" 'd["ports"][0]["tx_packets"] == 500' \

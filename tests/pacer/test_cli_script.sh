@@ -54,7 +54,7 @@ sleep 1000
 quit
 CMD
 run_pacer s $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap,infinite_rx=1") \
-    -- --flow-queue 0 --cmdline-file "$tmp/s.cmd" --horizon 20 --mbufs 32768 --max-flows 1024
+    -- --replay --cmdline-file "$tmp/s.cmd" --horizon 20 --mbufs 32768 --max-flows 1024
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/s.err")"
 for l in "set port 0 rate 10mbit" "start" "sleep 1000" "set port 0 rate 20mbit" \
          "set class default flow-rate 5mbit" "set port 0 rate 5mbit" "quit"; do

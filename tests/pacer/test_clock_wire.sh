@@ -82,7 +82,7 @@ run_wire() {
     pair0=$(clock_pair)
     rc=0
     ip netns exec "$nsa" timeout 60 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/$name.back.pcap" \
-        "net_af_packet0,iface=pcrclk0,qpairs=1") -- --flow-queue 0 \
+        "net_af_packet0,iface=pcrclk0,qpairs=1") -- --replay \
         --rate 8mbit --horizon 5000 --exit-on-idle 300 --mbufs 4096 --max-flows 1024 \
         --stats-json "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
     [ "$rc" -eq 0 ] || fail "$name: pacer exited $rc: $(cat "$tmp/$name.err")"

@@ -78,7 +78,7 @@ run_ns() {
     ip netns exec "$ns" python3 "$sender" pcrcx0 $sargs --go "$tmp/$name.go" \
         --out "$tmp/$name.send.json" &
     send_pid=$!
-    ip netns exec "$ns" "$pacer" "${ealv[@]}" -- --flow-queue 0 \
+    ip netns exec "$ns" "$pacer" "${ealv[@]}" -- --replay \
         --config "$tmp/$name.cfg" --rate 50mbit --mbufs 16384 --max-flows 256 \
         --exit-on-idle 500 --stats-json "$tmp/$name.json" "$@" \
         >"$tmp/$name.out" 2>"$tmp/$name.err" &

@@ -42,7 +42,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4"
 "$gen" -o "$tmp/empty.pcap" --flows 1 --count 0 2>/dev/null
 timeout 120 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/a.pcap,tx_pcap=$tmp/a0.pcap" \
     "net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/a1.pcap") \
-    -- --flow-queue 0 --rate 20mbit --horizon 6000 --mbufs 16384 --control-socket "$tmp/a.sock" \
+    -- --replay --rate 20mbit --horizon 6000 --mbufs 16384 --control-socket "$tmp/a.sock" \
     --stats-json "$tmp/a.json" >"$tmp/a.out" 2>"$tmp/a.err" &
 pid=$!
 stop_on_exit "$pid"
@@ -132,7 +132,7 @@ rate = 10mbit
 EOF
 timeout 120 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/b.pcap,tx_pcap=$tmp/b0.pcap" \
     "net_pcap1,rx_pcap=$tmp/b-udp.pcap,tx_pcap=$tmp/b1.pcap") \
-    -- --config "$tmp/b.cfg" --mbufs 65536 --max-flows 65536 --flow-idle 600000 \
+    -- --replay --config "$tmp/b.cfg" --mbufs 65536 --max-flows 65536 --flow-idle 600000 \
     --control-socket "$tmp/b.sock" --stats-json "$tmp/b.json" >"$tmp/b.out" 2>"$tmp/b.err" &
 pid=$!
 stop_on_exit "$pid"

@@ -34,7 +34,7 @@ prefix="pcr-ctl-$$"
 sock="/var/run/dpdk/$prefix/pacer.sock"
 timeout 120 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out0.pcap" \
     "net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/out1.pcap" | sed 's/--no-telemetry//') \
-    -- --flow-queue 0 --rate 10mbit --horizon 6000 --mbufs 16384 --max-flows 64 \
+    -- --replay --rate 10mbit --horizon 6000 --mbufs 16384 --max-flows 64 \
     --stats-json "$tmp/c.json" >"$tmp/c.out" 2>"$tmp/c.err" &
 pid=$!
 stop_on_exit "$pid"

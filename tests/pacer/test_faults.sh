@@ -24,7 +24,7 @@ source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 4 --count 4000 --size 1514 2>/dev/null
 run_pacer nm $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/nm.pcap") -- \
-    --rate 100mbit --exit-on-idle 300 --mbufs 1024 --rxd 256 --txd 256 --max-flows 1024
+    --replay --rate 100mbit --exit-on-idle 300 --mbufs 1024 --rxd 256 --txd 256 --max-flows 1024
 [ "$rc" -eq 0 ] || fail "pool exhaustion: pacer exited $rc: $(cat "$tmp/nm.err")"
 conserved "$tmp/nm.json"
 expect "$tmp/nm.json" 'd["ports"][0]["rx_packets"] == 4000' \

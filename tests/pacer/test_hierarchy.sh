@@ -74,7 +74,7 @@ run_case() {
     [ "${RXQ:-1}" = 2 ] && ealv=("${ealv[@]/#0,1/0,1,2,3}") &&
         ealv=("--lcores=0@0,1@1,2@0,3@1" "${ealv[@]:2}")
     run_pacer "h$c" "${ealv[@]}" \
-        -- --flow-queue 0 --mbufs 8192 --max-flows 1024 --exit-on-idle 300 "$@"
+        -- --replay --mbufs 8192 --max-flows 1024 --exit-on-idle 300 "$@"
     if [ "$rc" -ne 0 ]; then
         note "case $c: pacer exited $rc: $(cat "$tmp/h$c.err")"
         return

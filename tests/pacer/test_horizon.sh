@@ -19,7 +19,7 @@ source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 1 --count 300 --size 1000 2>/dev/null
 common=(--flow-rate 8mbit --burst 1500 --horizon 100 --exit-on-idle 300 --mbufs 4096 --max-flows 1024)
-run_pacer d $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/d.pcap") -- --flow-queue 0 "${common[@]}"
+run_pacer d $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/d.pcap") -- --replay "${common[@]}"
 [ "$rc" -eq 0 ] || fail "pacer (drop) exited $rc: $(cat "$tmp/d.err")"
 conserved "$tmp/d.json"
 expect "$tmp/d.json" '101 <= d["ports"][0]["tx_packets"] <= 111' \
@@ -36,7 +36,7 @@ expect "$tmp/ds.json" "d['packets'] == $sent" \
     "d['duration_ns'] <= (100 + ($sent - 101) + 1) * 10**6 + $L"
 
 prefix="$prefix-cap"
-run_pacer c $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/c.pcap") -- --flow-queue 0 "${common[@]}" --horizon-policy cap
+run_pacer c $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/c.pcap") -- --replay "${common[@]}" --horizon-policy cap
 [ "$rc" -eq 0 ] || fail "pacer (cap) exited $rc: $(cat "$tmp/c.err")"
 conserved "$tmp/c.json"
 expect "$tmp/c.json" 'd["ports"][0]["tx_packets"] == 300' \
@@ -55,14 +55,14 @@ echo "ok: drop $sent sent / $((300 - sent)) dropped beyond the horizon (departur
 # less than 0.4 s), all of them within the horizon of their arrival.
 slow=(--flow-rate 8kbit --burst 1500 --horizon 100 --exit-on-idle 300 --mbufs 4096 --max-flows 1024)
 prefix="$prefix-slow"
-run_pacer sd $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/sd.pcap") -- --flow-queue 0 "${slow[@]}"
+run_pacer sd $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/sd.pcap") -- --replay "${slow[@]}"
 [ "$rc" -eq 0 ] || fail "pacer (slow, drop) exited $rc: $(cat "$tmp/sd.err")"
 conserved "$tmp/sd.json"
 expect "$tmp/sd.json" 'd["ports"][0]["tx_packets"] == 1' \
     'd["ports"][0]["drop_horizon"] == 299' \
     'd["ports"][0]["dropped_total"] == 299'
 prefix="$prefix-cap"
-run_pacer sc $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/sc.pcap") -- --flow-queue 0 "${slow[@]}" --horizon-policy cap
+run_pacer sc $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/sc.pcap") -- --replay "${slow[@]}" --horizon-policy cap
 [ "$rc" -eq 0 ] || fail "pacer (slow, cap) exited $rc: $(cat "$tmp/sc.err")"
 conserved "$tmp/sc.json"
 expect "$tmp/sc.json" 'd["ports"][0]["tx_packets"] == 300' \
@@ -79,7 +79,7 @@ echo "ok: at 8 kbit/s exactly 1 sent / 299 dropped beyond the horizon; cap 300 s
 # above: 101 to 111 leave, within the horizon of their arrival, plus any
 # time the staging went unserved (stage_stall_ns: what it holds leaves that
 # much later; a sanitizer build on a busy machine measured 8 ms).
-run_pacer a $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/a.pcap") -- --flow-queue 0 \
+run_pacer a $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/a.pcap") -- --replay \
     --rate 8mbit --burst 1500 --horizon 100 --exit-on-idle 300 --mbufs 4096 --max-flows 1024
 [ "$rc" -eq 0 ] || fail "pacer (aggregate) exited $rc: $(cat "$tmp/a.err")"
 conserved "$tmp/a.json"

@@ -70,7 +70,7 @@ run_iso() {
     local name=$1 n=$2 rx=$3
     shift 4
     run_pacer "$name" $(eal "net_pcap0,${rx}tx_pcap=$tmp/$name.out.pcap") \
-        -- --flow-queue 0 --rate 100mbit --mbufs 16384 --max-flows 1024 --exit-on-idle 300 "$@"
+        -- --replay --rate 100mbit --mbufs 16384 --max-flows 1024 --exit-on-idle 300 "$@"
     ran "$name" "$name" || return 1
     expect "$tmp/$name.json" "d['ports'][0]['tx_packets'] == $n" \
         'd["ports"][0]["dropped_total"] == 0' || note "$name: frames lost"
@@ -116,7 +116,7 @@ save=$prefix
 prefix="$save-2rx"
 ealv=($(eal "net_pcap0,rx_pcap=$tmp/long.pcap,rx_pcap=$tmp/short.pcap,tx_pcap=$tmp/iso4.out.pcap"))
 ealv=("--lcores=0@0,1@1,2@0,3@1" "${ealv[@]:2}")
-run_pacer iso4 "${ealv[@]}" -- --flow-queue 0 --rate 100mbit --mbufs 16384 --max-flows 1024 --exit-on-idle 300
+run_pacer iso4 "${ealv[@]}" -- --replay --rate 100mbit --mbufs 16384 --max-flows 1024 --exit-on-idle 300
 prefix=$save
 if ran iso4 4; then
     expect "$tmp/iso4.json" "d['ports'][0]['tx_packets'] == $total" \
@@ -135,7 +135,7 @@ bg_pacer() {
     local name=$1 in=$2 idle=$3 action=$4 pid
     prefix="pcr-isolation-$$-$name"
     rc=0
-    "$pacer" $(eal "net_pcap0,rx_pcap=$in,tx_pcap=$tmp/$name.out.pcap") -- --flow-queue 0 \
+    "$pacer" $(eal "net_pcap0,rx_pcap=$in,tx_pcap=$tmp/$name.out.pcap") -- --replay \
         --rate 20mbit --mbufs 8192 --max-flows 64 --exit-on-idle "$idle" \
         --stats-json "$tmp/$name.json" >"$tmp/$name.out" 2>"$tmp/$name.err" &
     pid=$!

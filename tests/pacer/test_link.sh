@@ -46,7 +46,7 @@ pcr_netns "$ns"
 
 "$gen" -o "$tmp/in.pcap" --flows 4 --count 6000 --size 1000 2>/dev/null
 ip netns exec "$ns" timeout 60 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/p0.pcap" "net_tap0,iface=$tap") \
-    -- --flow-queue 0 --rate 10mbit --horizon 6000 --mbufs 16384 --max-flows 64 \
+    -- --replay --rate 10mbit --horizon 6000 --mbufs 16384 --max-flows 64 \
     --stats-json "$tmp/l.json" >"$tmp/l.out" 2>"$tmp/l.err" &
 pid=$!
 for _ in $(seq 100); do grep -q "^pacer: lcore" "$tmp/l.out" 2>/dev/null && break; sleep 0.1; done

@@ -21,7 +21,7 @@ double=$4
 opts=(--flow-rate 10mbit --offload-horizon 500 --exit-on-idle 300 --mbufs 4096 --max-flows 1024)
 
 # the plain pacer: net_pcap has no such offload
-run_pacer soft $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/soft.pcap") -- --flow-queue 0 "${opts[@]}"
+run_pacer soft $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/soft.pcap") -- --replay "${opts[@]}"
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/soft.err")"
 grep -q "port 0 (net_pcap0): pacing in software (the PMD has no send-on-timestamp offload)" "$tmp/soft.out" ||
     fail "no software-pacing line: $(cat "$tmp/soft.out")"
@@ -32,7 +32,7 @@ expect "$tmp/soft.json" 'd["ports"][0]["tx_offload"] is False' \
 
 # the double
 pacer=$double
-PACER_DOUBLE_LOG=$tmp/log run_pacer hw $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/hw.pcap") -- --flow-queue 0 "${opts[@]}"
+PACER_DOUBLE_LOG=$tmp/log run_pacer hw $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/hw.pcap") -- --replay "${opts[@]}"
 [ "$rc" -eq 0 ] || fail "pacer-offload-double exited $rc: $(cat "$tmp/hw.err")"
 grep -q "offload double: port 0: send-on-timestamp asked for" "$tmp/hw.err" ||
     fail "the offload was not asked for: $(cat "$tmp/hw.err")"

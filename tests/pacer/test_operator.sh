@@ -66,7 +66,7 @@ mkdir -m 711 "$tmp/pub"
 sock="$tmp/pub/ctl.sock"
 timeout 120 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out0.pcap" \
     "net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/out1.pcap") \
-    -- --config "$tmp/a.cfg" --mbufs 65536 --max-flows 65536 --flow-idle 600000 \
+    -- --replay --config "$tmp/a.cfg" --mbufs 65536 --max-flows 65536 --flow-idle 600000 \
     --control-socket "$sock" --control-socket-mode 0660 --control-socket-owner :nogroup \
     --stats-json "$tmp/a.json" >"$tmp/a.out" 2>"$tmp/a.err" &
 pid=$!

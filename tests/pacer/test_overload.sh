@@ -13,7 +13,7 @@
 # CPU hog on each vCPU, read 8.6 mbit/s, the stalls counted against the
 # rate), the excess counted under "horizon", conservation, no mbuf lost.
 #
-# --flow-queue 0: the subject is the horizon. With the default (100 ms a
+# --replay: the subject is the horizon. With the default (100 ms a
 # flow at 10 mbit/s: 125 frames) a flow may also meet its own bound
 # before the port's 200 ms: when the horizon is full, the first frame
 # after a departure takes the room, and which flow's that is follows how
@@ -24,7 +24,7 @@ source "$(dirname "$0")/lib.sh"
 
 "$gen" -o "$tmp/in.pcap" --flows 4 --count 400 --size 1000 2>/dev/null
 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap,infinite_rx=1") \
-    -- --rate 10mbit --horizon 200 --flow-queue 0 --mbufs 8192 --max-flows 1024 \
+    -- --rate 10mbit --horizon 200 --replay --mbufs 8192 --max-flows 1024 \
     --stats-json "$tmp/o.json" >"$tmp/o.out" 2>"$tmp/o.err" &
 pid=$!
 trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; pcr_cleanup' EXIT

@@ -71,7 +71,7 @@ printf 'sleep 60000\n' >"$tmp/hold.cmd"
     --base-virtaddr=0x200000000000 \
     --log-level=lib.eal:warning \
     --vdev "net_pcap0,rx_pcap=$tmp/in.pcap" \
-    --vdev "net_null1,no-rx=1" -- --flow-queue 0 \
+    --vdev "net_null1,no-rx=1" -- --replay \
     --rate 10mbit --mbufs 4096 --max-flows 64 --cmdline-file "$tmp/hold.cmd" \
     --stats-json "$tmp/p.json" >"$tmp/p.out" 2>"$tmp/p.err" &
 pid=$!

@@ -36,7 +36,7 @@ for lcores in 0,1 0,1,2; do
     rc=0
     timeout 120 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/a.pcap,tx_pcap=$out/0.pcap" \
                                "net_pcap1,rx_pcap=$tmp/b.pcap,tx_pcap=$out/1.pcap" | sed "s/-l 0,1/$lspec/") \
-        -- --flow-queue 0 --config "$tmp/p.cfg" --exit-on-idle 300 --mbufs 4096 --max-flows 1024 "${lead[@]}" \
+        -- --replay --config "$tmp/p.cfg" --exit-on-idle 300 --mbufs 4096 --max-flows 1024 "${lead[@]}" \
         --stats-json "$out/s.json" >"$out/o" 2>"$out/e" || rc=$?
     [ "$rc" -eq 0 ] || fail "-l $lcores: pacer exited $rc: $(cat "$out/e")"
     conserved "$out/s.json"
@@ -64,7 +64,7 @@ mkdir -p "$out"
 rc=0
 timeout 120 "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/c.pcap,tx_pcap=$out/0.pcap" \
                            "net_pcap1,rx_pcap=$tmp/c.pcap,tx_pcap=$out/1.pcap") \
-    -- --flow-queue 0 --config "$tmp/p.cfg" --exit-on-idle 300 --mbufs 4096 --max-flows 1024 \
+    -- --replay --config "$tmp/p.cfg" --exit-on-idle 300 --mbufs 4096 --max-flows 1024 \
     --stats-json "$out/s.json" >"$out/o" 2>"$out/e" || rc=$?
 [ "$rc" -eq 0 ] || fail "same 5-tuples both ways: pacer exited $rc: $(cat "$out/e")"
 conserved "$out/s.json"

@@ -42,7 +42,7 @@ burst=1514                  # --burst: the default, one frame
 slot=1000                   # --slot: the default, 1 us
 
 run_pacer r $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") \
-    -- --flow-queue 0 --flow-rate 10mbit --exit-on-idle 300 --mbufs 4096 --max-flows 1024
+    -- --replay --flow-rate 10mbit --exit-on-idle 300 --mbufs 4096 --max-flows 1024
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/r.err")"
 no_runtime_dir
 conserved "$tmp/r.json"

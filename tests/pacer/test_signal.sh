@@ -26,7 +26,7 @@ for mode in drain drop double again; do
     [ "$mode" = again ] && rate=4mbit
     prefix="pcr-signal-$$-$mode"
     rc=0
-    "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/$mode.pcap") -- --flow-queue 0 \
+    "$pacer" $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/$mode.pcap") -- --replay \
         --flow-rate $rate --mbufs 4096 --max-flows 1024 --exit-on-idle 3000 "${extra[@]}" \
         --stats-json "$tmp/$mode.json" >"$tmp/$mode.out" 2>"$tmp/$mode.err" &
     pid=$!

@@ -21,7 +21,7 @@ pacer=$pacer_hooks
 "$gen" -o "$tmp/in.pcap" --flows 1 --count 2000 --size 1000 2>/dev/null
 "$gen" -o "$tmp/first.pcap" --flows 1 --count 1025 --size 1000 2>/dev/null
 rc=0
-PACER_TEST_WHEEL_HOLD_MS=300 run_pacer f $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") -- --flow-queue 0 \
+PACER_TEST_WHEEL_HOLD_MS=300 run_pacer f $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") -- --replay \
     --flow-rate 800bit --burst 1500 --horizon 1000 --horizon-policy cap \
     --exit-on-idle 300 --mbufs 4096 --max-flows 1024
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/f.err")"

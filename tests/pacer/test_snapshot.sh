@@ -31,7 +31,7 @@ source "$(dirname "$0")/lib.sh"
 rc=0
 PACER_TEST_SNAPSHOT_STALL_MS=300 timeout 120 "$pacer_hooks" \
     $(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap") \
-    -- --flow-queue 0 --rate 20mbit --exit-on-idle 300 --mbufs 8192 --stats-period 1 \
+    -- --replay --rate 20mbit --exit-on-idle 300 --mbufs 8192 --stats-period 1 \
     --stats-json "$tmp/s.json" >"$tmp/o" 2>"$tmp/e" || rc=$?
 [ "$rc" -eq 0 ] || fail "pacer exited $rc: $(cat "$tmp/e")"
 grep -q "test hook: the first try of every snapshot's handshake sleeps 300 ms" "$tmp/e" ||

@@ -30,7 +30,7 @@ run() {
     read -r -a ealv <<<"$(eal "net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/$name-p0-q0.pcap,tx_pcap=$tmp/$name-p0-q1.pcap" \
         "net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/$name-p1-q0.pcap,tx_pcap=$tmp/$name-p1-q1.pcap")"
     [ $# -gt 0 ] && ealv=("$@" "${ealv[@]:2}")
-    run_pacer "$name" "${ealv[@]}" -- --tx-queues 2 --rate 40mbit --flow-queue 0 \
+    run_pacer "$name" "${ealv[@]}" -- --tx-queues 2 --rate 40mbit --replay \
         --mbufs 8192 --max-flows 1024 --exit-on-idle 300 --control-socket none
     [ "$rc" -eq 0 ] || fail "$name: pacer exited $rc: $(tail -n 5 "$tmp/$name.err")"
     conserved "$tmp/$name.json"
