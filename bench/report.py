@@ -55,7 +55,7 @@ GOAL_RE = re.compile(
 
 # the order run.sh runs them in
 PARTS = ["throughput", "sched", "accuracy", "memory", "conformance",
-         "lcores", "scale", "queued", "fct", "instr"]
+         "lcores", "scale", "queued", "fct", "queue", "instr"]
 
 # bench (emit's first field) or goal name -> part, by prefix; first match
 BENCH_PART = [
@@ -71,6 +71,7 @@ BENCH_PART = [
     ("scale_", "scale"),
     ("queued_", "queued"),
     ("fct_", "fct"),
+    ("queue_", "queue"),
     ("instr", "instr"),
 ]
 GOAL_PART = [
@@ -83,6 +84,7 @@ GOAL_PART = [
     ("scale_", "scale"),
     ("queued_", "queued"),
     ("fct_", "fct"),
+    ("queue_", "queue"),
     ("instr_", "instr"),
 ]
 

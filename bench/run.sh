@@ -3,7 +3,7 @@
 # Copyright(c) 2026 The pacer authors
 #
 # bench/run.sh [--json] [--reps N] [--secs S] [--quick] [--write-doc] [--hugepages]
-#              [--only throughput|sched|accuracy|conformance|memory|lcores|scale|queued|fct|instr]
+#              [--only throughput|sched|accuracy|conformance|memory|lcores|scale|queued|fct|queue|instr]
 #              [--rx-lcores "N..."] [--tx-lcores T] [--scale-flows "N..."] [--queued-limits "L..."]
 #              [--acc-sizes "BYTES..."] [--acc-rates "RATE..."] [--acc-slots "NS..."]
 #
@@ -63,6 +63,16 @@
 #               under 100 KB <= 7), the same as UDP frames (websearch_udp,
 #               figures), and one long flow plus short ones (goals: short
 #               mean <= 1.4x SRPT's, the long flow within 1 % of fair).
+#   queue       the standing queue TCP keeps (issue 35): 1, 4 and 16
+#               TCP flows at 50 and 200 mbit/s through pacer (CoDel;
+#               cubic with and without ECN, BBR; and --aqm off) and tbf
+#               and htb, a ping every 20 ms beside them
+#               (tools/wire-test.sh --queue, 20 s a run, 10 with --quick:
+#               about 15 minutes); per run each flow's mean smoothed RTT,
+#               ping p99, goodput and retransmissions; goals on pacer's
+#               CoDel runs: sRTT <= idle + 10 ms (1, 4 flows), + 20 ms
+#               (16), ping p99 <= idle + 5 ms, goodput >= 95 % of the
+#               payload share, retransmissions < 0.1 % with ECN.
 #   instr       instructions per packet on the RX and on the TX path
 #               (bench/instr.sh: callgrind, two net_null ports, pacing
 #               active, one worker), of this tree and of INSTR_BASE
@@ -153,8 +163,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case "$ONLY" in all|throughput|sched|accuracy|conformance|memory|lcores|scale|queued|fct|instr) ;;
-*) echo "run.sh: bad --only '$ONLY': all, throughput, sched, accuracy, conformance, memory, lcores, scale, queued, fct or instr" >&2; exit 2 ;;
+case "$ONLY" in all|throughput|sched|accuracy|conformance|memory|lcores|scale|queued|fct|queue|instr) ;;
+*) echo "run.sh: bad --only '$ONLY': all, throughput, sched, accuracy, conformance, memory, lcores, scale, queued, fct, queue or instr" >&2; exit 2 ;;
 esac
 case "$REPS" in ''|*[!0-9]*|0) echo "run.sh: bad --reps '$REPS'" >&2; exit 2 ;; esac
 if [ "$QUICK" = 1 ]; then
@@ -1204,6 +1214,32 @@ fct() {
 	fct_cleanup
 }
 
+# --- the standing queue TCP keeps (tools/wire-test.sh --queue) ---------------
+queue() {
+	local secs=$((QUICK == 1 ? 10 : 20)) l
+	tools/wire-test.sh --builddir "$BUILD" --queue "$TMP/queue.json" \
+		--queue-secs "$secs" >"$TMP/queue.table" 2>"$TMP/queue.wire.log" ||
+		{ tail -20 "$TMP/queue.wire.log" >&2; return 1; }
+	cat "$TMP/queue.table" >&2
+	while IFS= read -r l; do
+		local c sh
+		c=$(jq -r '"\(.shaper)-\(.hosts)-\(.rate_mbit)mbit-\(.flows)"' <<<"$l")
+		sh=$(jq -r .shaper <<<"$l")
+		emit queue_srtt "$c" "$(jq .srtt_max_flow_ms <<<"$l")" ms null
+		emit queue_ping_p99 "$c" "$(jq .ping_p99_ms <<<"$l")" ms null
+		emit queue_goodput "$c" "$(jq .goodput_pct <<<"$l")" % null
+		emit queue_retrans "$c" "$(jq .retrans_pct <<<"$l")" % null
+		[ "$sh" = pacer ] || continue
+		for g in srtt ping goodput retrans; do
+			local v
+			v=$(jq -r ".goal_$g" <<<"$l")
+			[ "$v" = null ] && continue
+			goal "queue_$g/$c" "$(jq -r "if \"$g\" == \"srtt\" then .srtt_max_flow_ms elif \"$g\" == \"ping\" then .ping_p99_ms elif \"$g\" == \"goodput\" then .goodput_pct else .retrans_pct end" <<<"$l")" \
+				"issue 35 (idle $(jq .idle_rtt_ms <<<"$l") ms)" "$([ "$v" = true ] && echo met || echo missed)"
+		done
+	done <"$TMP/queue.json"
+}
+
 # --- instructions per packet (callgrind) -------------------------------------
 instr() {
 	local base=${INSTR_BASE:-fe3aa5f} wt=$TMP/instr-base secs=$((SECS * 4))
@@ -1264,6 +1300,7 @@ part lcores
 part scale
 part queued
 part fct
+part queue
 part instr
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 log "load at the end $LOAD1"

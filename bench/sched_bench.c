@@ -339,7 +339,7 @@ pacer_stamp(struct pacer_path *pp, struct rte_mbuf **m, uint64_t *dep,
 			f->empty = pcr_policy_after(f->empty, d, fc,
 						    pp->flow_rate.burst);
 		} else {
-			struct pcr_cal_level lv;
+			struct pcr_cal_level lv = { 0 };
 			struct pcr_stamp_undo undo;
 
 			pcr_stamp_level(&lv, pp->agg_cal, &pp->agg_rate, bytes);

@@ -669,7 +669,9 @@ struct pcr_stage_flow {
 	int32_t deficit;   /**< bytes it may still stamp this turn */
 	uint16_t cls;      /**< the class it is held in */
 	uint8_t level;     /**< its level there (lib/policy/pcr_rank.h) */
-	uint8_t boost;     /**< frames the starvation guard still gives it */
+	uint8_t boost;     /**< frames the starvation guard still gives it
+			     *   (fair order: 1 while a sparse flow's first
+			     *   packet waits ahead of the round) */
 	bool txn_queued;   /**< on the lcore's txn_q */
 	bool on_lru;       /**< on its class's lru list */
 	uint32_t served;   /**< last stamped, or held since, pcr_coarse() */

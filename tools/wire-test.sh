@@ -902,12 +902,12 @@ queue_bed() {
                     htb)
                         conf="one class, pfifo 1000"
                         tc -n "$ns_a" qdisc add dev ka0 root handle 1: htb default 10
-                        tc -n "$ns_a" class add dev ka0 parent 1: classid 1:10 htb rate "${rate}mbit" ceil "${rate}mbit"
+                        tc -n "$ns_a" class add dev ka0 parent 1: classid 1:10 htb rate "${rate}mbit" ceil "${rate}mbit" quantum "$frame"
                         tc -n "$ns_a" qdisc add dev ka0 parent 1:10 handle 10: pfifo limit 1000 ;;
                     fq_codel)
                         conf="htb + fq_codel leaf"
                         tc -n "$ns_a" qdisc add dev ka0 root handle 1: htb default 10
-                        tc -n "$ns_a" class add dev ka0 parent 1: classid 1:10 htb rate "${rate}mbit" ceil "${rate}mbit"
+                        tc -n "$ns_a" class add dev ka0 parent 1: classid 1:10 htb rate "${rate}mbit" ceil "${rate}mbit" quantum "$frame"
                         tc -n "$ns_a" qdisc add dev ka0 parent 1:10 handle 10: fq_codel ;;
                     cake)
                         conf="bandwidth ${rate}mbit"
