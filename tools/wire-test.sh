@@ -110,17 +110,19 @@
 # hosts' congestion control and ECN as --queue-hosts says (cubic-ecn:
 # cubic, net.ipv4.tcp_ecn=1 at both hosts; cubic: ecn 0; bbr: BBR, ecn
 # 0), through each of --queue-shapers: pacer with its defaults (CoDel
-# per flow), pacer --aqm off (drop-tail at --flow-queue), tbf (burst 15k
-# latency 100ms) and htb (one class, rate = ceil, a pfifo limit 1000
-# leaf) -- each kernel shaper once per rate and flow count, cubic
-# without ECN (drop-tail marks nothing); fq_codel and cake as well where
+# per flow), pacer --aqm off (drop-tail at --flow-queue, as before issue
+# 35; with cubic and BBR), tbf (burst 15k latency 100ms) and htb (one
+# class, rate = ceil, a pfifo limit 1000 leaf) -- each kernel shaper
+# once per rate and flow count, cubic without ECN (drop-tail marks
+# nothing); fq_codel and cake as well where
 # the kernel has them (htb with an fq_codel leaf, cake bandwidth R),
 # which the table says. The idle RTT is measured before each run on its
 # own path (20 pings). Figures per run: each flow's mean smoothed RTT
 # (iperf3's mean_rtt, from tcp_info), ping p50/p99, goodput against the
-# payload share of the rate, retransmitted segments, pacer's aqm_marked
-# and drop_aqm; and the issue's goals beside them (mean sRTT <= idle +
-# 10 ms for 1 and 4 flows, + 20 ms for 16; ping p99 <= idle + 5 ms;
+# payload share of the rate, retransmitted segments, pacer's aqm_marked,
+# drop_aqm and the share of the run its worker lost its CPU; and the
+# issue's goals beside them (mean sRTT <= idle + 10 ms for 1 and 4
+# flows, + 20 ms for 16; ping p99 <= idle + 5 ms;
 # goodput >= 95 %; retransmissions < 0.1 % of segments with ECN). One
 # JSON object per run in JSON, the table on stdout. Figures, not checks:
 # exit 0 once every run ran.
@@ -810,9 +812,9 @@ queue_load() {
 # queue_result NAME SHAPER CONFIG HOSTS RATE_MBIT N: one JSON line of the
 # run's figures and the issue's goals into $queue_out
 queue_result() {
-    python3 - "$tmp" "$@" "$mss" "$frame" >>"$queue_out" <<'PY'
+    python3 - "$tmp" "$@" "$mss" "$frame" "$lost_pct" >>"$queue_out" <<'PY'
 import json, os, re, sys
-tmp, name, shaper, conf, hosts, rate, n, mss, frame = sys.argv[1:10]
+tmp, name, shaper, conf, hosts, rate, n, mss, frame, lost = sys.argv[1:11]
 rate, n, mss, frame = float(rate) * 1e6, int(n), int(mss), int(frame)
 def pings(path):
     t = sorted(float(x) for x in re.findall(r"time=([0-9.]+) ms", open(path).read()))
@@ -837,6 +839,8 @@ r = dict(shaper=shaper, config=conf, hosts=hosts, rate_mbit=rate / 1e6, flows=n,
 st = "%s/%s.stats.json" % (tmp, name)
 if os.path.exists(st):
     p = next(p for p in json.load(open(st))["ports"] if p["port"] == 1)
+    # the share of the run pacer's worker lost its CPU (pacer_stop)
+    r["worker_lost_pct"] = float(lost)
     r.update(aqm_marked=p.get("aqm_marked", 0), drop_aqm=p.get("drop_aqm", 0),
              dropped=p["dropped_total"],
              queue_delay_ms={k: round(v / 1e6, 2) for k, v in p.get("queue_delay_ns", {}).items()
@@ -883,10 +887,16 @@ queue_bed() {
         for n in $queue_flows; do
             for sh in $queue_shapers $kq; do
                 for h in $queue_hosts; do
-                    # drop-tail shapers mark nothing: cubic without ECN once
-                    case $sh in pacer) ;; *) [ "$h" = cubic ] || continue ;; esac
+                    # drop-tail shapers mark nothing: cubic without ECN
+                    # once (and BBR through pacer --aqm off: today's pacer)
+                    case $sh in
+                    pacer) ;;
+                    pacer-off) [ "${h%-ecn}" = "$h" ] || continue ;;
+                    *) [ "$h" = cubic ] || continue ;;
+                    esac
                     queue_hosts_set "$h"
                     name=q-$sh-$h-$rate-$n
+                    lost_pct=0
                     log "queue: $sh, $n $q_cc flows ($h) at $rate mbit for $queue_secs s"
                     case $sh in
                     pacer|pacer-off)

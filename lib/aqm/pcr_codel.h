@@ -87,6 +87,20 @@ pcr_codel_idle(struct pcr_codel *c)
 	c->after_signal = 0;
 }
 
+/**
+ * @p c is below target and out of the dropping state, with nothing of a
+ * signal pending: a packet whose sojourn is under the target (and not
+ * over ce_threshold) leaves it as it is and is not signalled, so
+ * pcr_codel_judge() need not be called for it (the fast path of a queue
+ * with nothing to signal).
+ */
+static inline bool
+pcr_codel_quiet(const struct pcr_codel *c)
+{
+	return (c->first_above | c->dropping | c->after_entry |
+		c->after_signal) == 0;
+}
+
 /** A queue's state at start: below target, not dropping, nothing
  *  signalled yet. */
 static inline void

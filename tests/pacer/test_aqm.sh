@@ -29,6 +29,7 @@
 #     with --flow-queue 0, which would cut the replay to 100 ms first);
 #     --replay turns it and --flow-queue off (every frame leaves), and
 #     --aqm codel after it turns CoDel back on.
+#  7. a flow under its own rate alone (nothing staged): as 2.
 # Conservation and every mbuf back in each run.
 source "$(dirname "$0")/lib.sh"
 
@@ -149,7 +150,10 @@ check drop "$tmp/drop.pcap" || fail "2: frames after drops (see above)"
 # times as frames were sent: an unfilled hole for each of the drop_aqm
 # frames (37 here: 30 ms) would show, beyond what pacer's worker lost to
 # other threads meanwhile (its stalls, and the staging's: the link idled)
-python3 - "$here" "$tmp/drop.out.pcap" "$tmp/drop.json" <<'PY' || fail "2: drops left holes (see above)"
+# holes NAME PART: the run NAME's frames leave a frame time apart at 10
+# mbit/s, the drops' places taken
+holes() {
+    python3 - "$here" "$tmp/$1.out.pcap" "$tmp/$1.json" "$2" <<'PY' || fail "$2: drops left holes (see above)"
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from windows import read_pcap
@@ -160,11 +164,14 @@ fr = read_pcap(sys.argv[2])
 ft = 1000 * 8e9 / 10e6
 excess = (fr[-1][0] - fr[0][0]) * sc - (len(fr) - 1) * ft
 lost = p["stage_stall_ns"] + sum(l["stall_ns"] for l in d["lcores"])
-print("2: %d frames, %d dropped by the AQM; the run took %.2f ms more than %d frame times "
+print("%s: %d frames, %d dropped by the AQM; the run took %.2f ms more than %d frame times "
       "(allowed: %.2f ms the worker lost + 2 frame times; holes would add %.1f ms)"
-      % (len(fr), p["drop_aqm"], excess / 1e6, len(fr) - 1, lost / 1e6, p["drop_aqm"] * ft / 1e6))
+      % (sys.argv[4], len(fr), p["drop_aqm"], excess / 1e6, len(fr) - 1, lost / 1e6,
+         p["drop_aqm"] * ft / 1e6))
 sys.exit(0 if excess <= lost + 2 * ft else 1)
 PY
+}
+holes drop 2
 
 # 3. a burst that waits less than the target: 4 frames, 3.2 ms at 10 mbit/s
 "$gen" -o "$tmp/short.pcap" --flows 1 --count 4 --size $T --tos 2 2>/dev/null
@@ -219,4 +226,15 @@ expect "$tmp/replay.json" "d['ports'][0]['tx_packets'] == $N" 'd["ports"][0]["dr
 def replayon --replay --aqm codel
 expect "$tmp/replayon.json" 'd["ports"][0]["drop_aqm"] >= 10' 'd["ports"][0]["drop_flow_queue"] == 0'
 echo "6: drop_aqm by default $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['ports'][0]['drop_aqm'])" "$tmp/dflt.json"), none with --replay, with --replay --aqm codel $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['ports'][0]['drop_aqm'])" "$tmp/replayon.json")"
-echo "ok: AQM: ECT marked CE on every encapsulation with valid checksums, Not-ECT dropped and given back (rate exact), nothing under target, ce-threshold, on/off at run time, on by default and off with --replay"
+# 7. a flow under its own rate alone (no port or class rate: nothing is
+# staged, every packet stamped on arrival, up to 1.2 s ahead): CoDel
+# judges each as it is stamped, a drop given back to the flow's token
+# bucket, so the same as 2 holds
+run flowonly "$tmp/drop.pcap" --rate 0 --flow-rate 10mbit
+expect "$tmp/flowonly.json" 'd["ports"][0]["drop_aqm"] >= 10' 'd["ports"][0]["staged_total"] == 0' \
+    "d['ports'][0]['tx_packets'] + d['ports'][0]['drop_aqm'] == $N" \
+    'd["ports"][0]["dropped_total"] == d["ports"][0]["drop_aqm"]'
+check flowonly "$tmp/drop.pcap" || fail "7: frames after drops (see above)"
+holes flowonly 7
+
+echo "ok: AQM: ECT marked CE on every encapsulation with valid checksums, Not-ECT dropped and given back (rate exact), nothing under target, ce-threshold, on/off at run time, on by default and off with --replay, under a flow rate alone"
