@@ -173,13 +173,6 @@ struct pcr_cal_level {
 	struct pcr_cal *cal;
 	uint64_t cost;   /**< the packet at the level's rate, fine units */
 	uint64_t credit; /**< the level's burst, fine units (<= cal->back) */
-	uint64_t less;   /**< after idle, time before now less (credit less
-			  *   this) is gone: a token bucket's burst counts the
-			  *   packet that spends it, so pcr_stamp_level() puts
-			  *   a largest frame's cost here (one credit at once,
-			  *   not a credit and a frame); the same for every
-			  *   packet of the level, as the hint needs; 0: the
-			  *   whole credit */
 	uint64_t at;     /**< out: the bucket (absolute) it was charged in */
 	uint64_t fill;   /**< internal: the fill the last search found there */
 	bool full;       /**< out, when pcr_cal_place() fails: this level
@@ -278,13 +271,11 @@ pcr_cal_floor_(const struct pcr_cal *c, uint64_t start, uint64_t gone)
  * @p cost fits in @p c, up to the bucket holding fine time @p end; time before
  * @p gone counts as reserved. @return its position (fine: the bucket's
  * start plus its fill, which may lie before @p lo) and the bucket; false
- * if none by @p end's bucket. @p gone0 (<= @p gone): now less the
- * credit, the earliest a search can start (the buckets from it to
- * @p gone's are full): a search from there moves a hint left behind.
+ * if none by @p end's bucket.
  */
 static inline bool
-pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t gone0,
-	      uint64_t cost, uint64_t end, uint64_t *pos, uint64_t *abs_out,
+pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t cost,
+	      uint64_t end, uint64_t *pos, uint64_t *abs_out,
 	      uint64_t *fill_out)
 {
 	uint64_t abs = pcr_cal_abs_(c, lo);
@@ -297,7 +288,7 @@ pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t gone0,
 	 * before gone's is gone, so full); without this the hint stayed
 	 * behind for good once a level went idle, and every later backlog
 	 * was walked bucket by bucket again */
-	bool move = from_hint || abs == pcr_cal_abs_(c, gone0);
+	bool move = from_hint || abs == pcr_cal_abs_(c, gone);
 	bool found = false;
 
 	/* every bucket from abs to the hint is full: start at the hint */
@@ -510,14 +501,6 @@ struct pcr_cal_terms {
 	uint32_t shift;  /* the calendar's bucket width, log2 */
 };
 
-/* Where the unreserved time of level @p lv is gone at @p now: now less
- * its credit less what its packet spends of it (lv->less). */
-static inline uint64_t
-pcr_cal_gone_(const struct pcr_cal_level *lv, uint64_t now)
-{
-	return now - (lv->credit > lv->less ? lv->credit - lv->less : 0);
-}
-
 /* How far past @p now a departure may be: to @p limit, the reach at most. */
 static inline int64_t
 pcr_cal_ahead_(const struct pcr_cal *c, uint64_t now, uint64_t limit)
@@ -620,7 +603,6 @@ pcr_cal_place_one_(struct pcr_cal_level *lv, uint64_t now, uint64_t lo,
 	struct pcr_cal_terms tm;
 
 	pcr_cal_terms_(&tm, lv->cal, lv->credit, now, limit);
-	tm.gone = pcr_cal_gone_(lv, now);
 	return pcr_cal_try_(lv->cal, &tm, lv->cost, lo, true, &lv->at, dep);
 }
 
@@ -672,7 +654,6 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 			uint64_t pos;
 
 			if (!pcr_cal_find_(lv[i].cal, t - lv[i].credit,
-					   pcr_cal_gone_(&lv[i], now),
 					   now - lv[i].credit, lv[i].cost,
 					   end[i], &pos, &lv[i].at,
 					   &lv[i].fill))
@@ -690,7 +671,7 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 		}
 		/* every level was found with room at this t */
 		for (i = 0; i < n; i++)
-			if (!pcr_cal_charge_(&lv[i], pcr_cal_gone_(&lv[i], now), t,
+			if (!pcr_cal_charge_(&lv[i], now - lv[i].credit, t,
 					     one_writer))
 				break;
 		if (i == n) {

@@ -71,25 +71,9 @@ static inline void
 pcr_stamp_level(struct pcr_cal_level *lv, struct pcr_cal *cal,
 		const struct pcr_rate *r, uint32_t bytes)
 {
-	uint64_t b = r->burst < cal->back ? r->burst : cal->back;
-
 	lv->cal = cal;
 	lv->cost = pcr_rate_cost(r, bytes);
-	lv->credit = b;
-	/*
-	 * A token bucket of b (the flow's policy, tbf) lets b go at once
-	 * after idle, this packet included: it leaves at the end of its
-	 * time. A calendar places a packet at the start of its time, so
-	 * after idle its time is gone up to now less b less a frame
-	 * (pcr_cal_gone_(); the largest frame a calendar is sized for, the
-	 * same for every packet, so the hint holds for all of them); up to
-	 * now less b let one frame more go at once after every idle period
-	 * (the wire test's idle periods: 2640-4154 B above the rate in 1 ms
-	 * windows at p99, 1126 B with the token bucket before the
-	 * calendars; issue 35, item 6). A search still starts a whole
-	 * credit back, so a backlog fills the holes it did.
-	 */
-	lv->less = pcr_rate_cost(r, PCR_CAL_FRAME_BYTES);
+	lv->credit = r->burst < cal->back ? r->burst : cal->back;
 }
 
 /**
@@ -234,13 +218,9 @@ pcr_stamp_run(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 	if (cal != NULL) {
 		if (lead != 0 && !pcr_fine_after(now + lead, limit))
 			by = now + lead;
-		uint64_t fc = pcr_rate_cost(lr, PCR_CAL_FRAME_BYTES);
-		uint64_t b = lr->burst < cal->back ? lr->burst : cal->back;
-
-		pcr_cal_terms_(&tm, cal, b, now, by);
-		/* gone up to now less the credit less a frame
-		 * (pcr_stamp_level()) */
-		tm.gone = now - (b > fc ? b - fc : 0);
+		pcr_cal_terms_(&tm, cal,
+			       lr->burst < cal->back ? lr->burst : cal->back,
+			       now, by);
 	}
 	for (i = 0; i < k; i++) {
 		uint64_t lo = now, c = 0, t;

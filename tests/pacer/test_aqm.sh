@@ -176,8 +176,11 @@ holes drop 2
 # 3. a burst that waits less than the target: 4 frames, 3.2 ms at 10 mbit/s
 "$gen" -o "$tmp/short.pcap" --flows 1 --count 4 --size $T --tos 2 2>/dev/null
 run short "$tmp/short.pcap"
+# (the sojourn a held frame is stamped with grows by any time the worker
+# was kept from its loop meanwhile: that much more is allowed)
 expect "$tmp/short.json" 'd["ports"][0]["tx_packets"] == 4' 'd["ports"][0]["aqm_marked"] == 0' \
-    'd["ports"][0]["drop_aqm"] == 0' 'd["ports"][0]["queue_delay_ns"]["max"] < 5e6'
+    'd["ports"][0]["drop_aqm"] == 0' \
+    'd["ports"][0]["queue_delay_ns"]["max"] < 5e6 + d["ports"][0]["stage_stall_ns"] + sum(l["stall_ns"] for l in d["lcores"])'
 
 # 4. ce-threshold: ECT(1) marked over 1 ms, ECT(0) not by it
 "$gen" -o "$tmp/ce.pcap" --flows 1 --count 300 --size $T --tos 1 2>/dev/null

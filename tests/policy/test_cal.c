@@ -928,12 +928,8 @@ test_copy(void **state)
 					   1514, &dep, &undo, true),
 				 PCR_STAMP_PLACED);
 	}
-	/* the backlog ends 50 frames at 10 mbit/s after now, less the credit
-	 * less a frame (after idle a calendar lets one credit go at once, as
-	 * a token bucket does: pcr_stamp_level()); here the credit is one
-	 * frame, so the backlog starts at now */
-	end = now - (slow.rate.burst - pcr_rate_cost(&slow.rate, PCR_CAL_FRAME_BYTES)) +
-	      50 * pcr_rate_cost(&slow.rate, 1514);
+	/* the backlog ends 50 frames at 10 mbit/s after now, less the credit */
+	end = now - slow.rate.burst + 50 * pcr_rate_cost(&slow.rate, 1514);
 	cp = (struct pcr_cal_params){
 		.frame_cost = pcr_rate_cost(&fast.rate, FRAME_MAX),
 		.reach = fine_of_ns(1000000000),
