@@ -814,9 +814,7 @@ aqm_verdict(const struct stamp_ctx *x, struct stamp_batch *b, unsigned int e,
 	uint64_t soj = dep > arr_tsc ? dep - arr_tsc : 0;
 
 	pcr_hist_add(&x->st->qdelay, soj);
-	if (likely(soj < p->target &&
-		   (p->ce_threshold == 0 || soj <= p->ce_threshold) &&
-		   pcr_codel_quiet(&a->codel))) {
+	if (likely(pcr_codel_passes(&a->codel, p, soj))) {
 		a->last_dep_tsc = dep;
 		return false;
 	}
@@ -895,11 +893,8 @@ aqm_on(const struct stamp_ctx *x, const struct pcr_flow *f)
 static inline bool
 run_aqm_quiet(const struct stamp_ctx *x, struct pcr_flow *f, uint64_t soj)
 {
-	const struct pcr_codel_params *p = &x->rs->aqm[f->class_id];
-
-	return soj < p->target &&
-	       (p->ce_threshold == 0 || soj <= p->ce_threshold) &&
-	       pcr_codel_quiet(&flow_aqm(x->ft, f)->codel);
+	return pcr_codel_passes(&flow_aqm(x->ft, f)->codel,
+				&x->rs->aqm[f->class_id], soj);
 }
 
 /* What run_fill() counts of a run that keeps every packet: received by

@@ -101,6 +101,21 @@ pcr_codel_quiet(const struct pcr_codel *c)
 		c->after_signal) == 0;
 }
 
+/**
+ * A packet of sojourn @p sojourn passes @p c untouched: @p c is quiet and
+ * the sojourn is under the target and not over ce_threshold, so
+ * pcr_codel_judge() would change nothing and signal nothing (the idle
+ * reset neither). The fast path of a queue with nothing to signal.
+ */
+static inline bool
+pcr_codel_passes(const struct pcr_codel *c, const struct pcr_codel_params *p,
+		 uint64_t sojourn)
+{
+	return sojourn < p->target &&
+	       (p->ce_threshold == 0 || sojourn <= p->ce_threshold) &&
+	       pcr_codel_quiet(c);
+}
+
 /** A queue's state at start: below target, not dropping, nothing
  *  signalled yet. */
 static inline void
