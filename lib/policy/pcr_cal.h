@@ -31,8 +31,11 @@
  * looks for the first place from `t - credit` (credit: the level's burst,
  * so an idle level lets a burst go at once, as a token bucket does) where
  * a bucket has room: the position is the bucket's start plus its fill
- * (time left unused before `now - credit` counts as filled: no packet can
- * be placed there any more). The departure is the latest of `t` and every level's
+ * (time left unused before `now - credit + cost` counts as filled: no
+ * packet can be placed there any more; the packet's own cost, because a
+ * token bucket's burst counts the packet that spends it: after idle one
+ * credit goes at once, this packet included, as tbf lets it, not a credit
+ * and a frame more). The departure is the latest of `t` and every level's
  * position, found again at that time until no level moves it (two levels
  * settle in one or two rounds). Each level is then charged there: its
  * fill grows by the cost; what goes past the bucket's end (an overdraft)
@@ -174,7 +177,10 @@ struct pcr_cal_level {
 	uint64_t cost;   /**< the packet at the level's rate, fine units */
 	uint64_t credit; /**< the level's burst, fine units (<= cal->back) */
 	uint64_t at;     /**< out: the bucket (absolute) it was charged in */
-	uint64_t fill;   /**< internal: the fill the last search found there */
+	uint64_t fill;   /**< out: the fill it was placed at in bucket `at`
+			  *   (what came before it there; the part past the
+			  *   bucket's width was carried into the next ones:
+			  *   pcr_cal_refund_level() gives it back there) */
 	bool full;       /**< out, when pcr_cal_place() fails: this level
 			  *   had no room by the limit (the others may) */
 };
@@ -253,7 +259,7 @@ pcr_cal_carry_fits_(const struct pcr_cal *c, uint64_t abs, uint64_t rem,
 
 /*
  * The unreserved time of bucket @p abs (starting at @p start) is gone
- * before @p gone (now less the credit: no packet can be placed there any
+ * before @p gone (pcr_cal_gone_(): no packet can be placed there any
  * more): the fill a search or a charge counts with.
  */
 static inline uint64_t
@@ -267,15 +273,31 @@ pcr_cal_floor_(const struct pcr_cal *c, uint64_t start, uint64_t gone)
 }
 
 /*
+ * Where a level of @p credit has no unreserved time left at @p now for a
+ * packet of @p cost: now less the credit less what the packet spends of
+ * it (a token bucket's burst counts the packet that spends it). A smaller
+ * packet finds more of the credit left, as tbf lets it: a late RX pass
+ * catches up by a credit of small packets.
+ */
+static inline uint64_t
+pcr_cal_gone_(uint64_t now, uint64_t credit, uint64_t cost)
+{
+	return now - credit + (cost < credit ? cost : credit);
+}
+
+/*
  * The first bucket from the one holding @p lo on where a packet of
  * @p cost fits in @p c, up to the bucket holding fine time @p end; time before
  * @p gone counts as reserved. @return its position (fine: the bucket's
  * start plus its fill, which may lie before @p lo) and the bucket; false
- * if none by @p end's bucket.
+ * if none by @p end's bucket. @p gone0 (<= @p gone): now less the whole
+ * credit, where the time is gone for every packet (the smallest one's
+ * cost aside): the hint moves only past what is full at gone0, so a
+ * larger packet's search never takes a bucket away from a smaller one's.
  */
 static inline bool
-pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t cost,
-	      uint64_t end, uint64_t *pos, uint64_t *abs_out,
+pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t gone0,
+	      uint64_t cost, uint64_t end, uint64_t *pos, uint64_t *abs_out,
 	      uint64_t *fill_out)
 {
 	uint64_t abs = pcr_cal_abs_(c, lo);
@@ -288,7 +310,7 @@ pcr_cal_find_(struct pcr_cal *c, uint64_t lo, uint64_t gone, uint64_t cost,
 	 * before gone's is gone, so full); without this the hint stayed
 	 * behind for good once a level went idle, and every later backlog
 	 * was walked bucket by bucket again */
-	bool move = from_hint || abs == pcr_cal_abs_(c, gone);
+	bool move = from_hint || abs == pcr_cal_abs_(c, gone0);
 	bool found = false;
 
 	/* every bucket from abs to the hint is full: start at the hint */
@@ -495,7 +517,8 @@ pcr_cal_round_(uint64_t t)
 struct pcr_cal_terms {
 	uint64_t hint;   /* the calendar's hint */
 	uint64_t credit; /* the level's credit (pcr_cal_level) */
-	uint64_t gone;   /* now less the credit: where the floor starts */
+	uint64_t gone;   /* now less the credit: where the floor starts
+			  * (a packet's own: its cost later, pcr_cal_gone_()) */
 	uint64_t now;
 	int64_t ahead;   /* how far past now a departure may be */
 	uint32_t shift;  /* the calendar's bucket width, log2 */
@@ -546,12 +569,13 @@ pcr_cal_terms_(struct pcr_cal_terms *tm, const struct pcr_cal *c,
 static inline __attribute__((always_inline)) bool
 pcr_cal_try_(struct pcr_cal *c, const struct pcr_cal_terms *tm,
 	     uint64_t cost, uint64_t lo, bool one_writer, uint64_t *at,
-	     uint64_t *dep)
+	     uint64_t *fill, uint64_t *dep)
 {
 	const uint32_t shift = tm->shift;
 	const uint64_t width = UINT64_C(1) << shift;
 	uint64_t t = pcr_cal_round_(lo);
 	uint64_t abs = tm->hint, from = (t - tm->credit) >> shift;
+	uint64_t gone = tm->gone + (cost < tm->credit ? cost : tm->credit);
 	uint64_t start, tag, w, f, nf;
 
 	if (__builtin_expect((int64_t)((abs - from) << shift) < 0, 0)) {
@@ -565,8 +589,8 @@ pcr_cal_try_(struct pcr_cal *c, const struct pcr_cal_terms *tm,
 	f = w ^ tag;
 	if (f > PCR_CAL_FILL_MASK)
 		f = 0;
-	if (__builtin_expect((int64_t)(tm->gone - start) > 0, 0)) {
-		uint64_t floor = pcr_cal_floor_(c, start, tm->gone);
+	if (__builtin_expect((int64_t)(gone - start) > 0, 0)) {
+		uint64_t floor = pcr_cal_floor_(c, start, gone);
 
 		if (f < floor)
 			f = floor;
@@ -588,6 +612,7 @@ pcr_cal_try_(struct pcr_cal *c, const struct pcr_cal_terms *tm,
 					      __ATOMIC_RELAXED))
 		return false;
 	*at = abs;
+	*fill = f;
 	*dep = t;
 	return true;
 }
@@ -603,7 +628,8 @@ pcr_cal_place_one_(struct pcr_cal_level *lv, uint64_t now, uint64_t lo,
 	struct pcr_cal_terms tm;
 
 	pcr_cal_terms_(&tm, lv->cal, lv->credit, now, limit);
-	return pcr_cal_try_(lv->cal, &tm, lv->cost, lo, true, &lv->at, dep);
+	return pcr_cal_try_(lv->cal, &tm, lv->cost, lo, true, &lv->at,
+			    &lv->fill, dep);
 }
 
 /* ------------------------------------------------------------------ */
@@ -654,6 +680,8 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 			uint64_t pos;
 
 			if (!pcr_cal_find_(lv[i].cal, t - lv[i].credit,
+					   pcr_cal_gone_(now, lv[i].credit,
+							 lv[i].cost),
 					   now - lv[i].credit, lv[i].cost,
 					   end[i], &pos, &lv[i].at,
 					   &lv[i].fill))
@@ -671,8 +699,10 @@ pcr_cal_place(struct pcr_cal_level *lv, unsigned int n, uint64_t now,
 		}
 		/* every level was found with room at this t */
 		for (i = 0; i < n; i++)
-			if (!pcr_cal_charge_(&lv[i], now - lv[i].credit, t,
-					     one_writer))
+			if (!pcr_cal_charge_(&lv[i],
+					     pcr_cal_gone_(now, lv[i].credit,
+							   lv[i].cost),
+					     t, one_writer))
 				break;
 		if (i == n) {
 			*dep = t;
@@ -702,6 +732,30 @@ static inline void
 pcr_cal_refund(struct pcr_cal *c, uint64_t at, uint64_t cost, bool one_writer)
 {
 	pcr_cal_give_(c, at, cost, one_writer);
+}
+
+/**
+ * Give back what pcr_cal_place() (or pcr_stamp_run()) charged @p lv, to
+ * the buckets it was charged in: the part that fitted in its bucket
+ * there, what was carried past it to the buckets after (pcr_cal_refund()
+ * from the bucket alone would give the carried part back to the first
+ * bucket, and the next packet would go that much earlier than the one
+ * given back). Exact for a lone writer; with several, another lcore's
+ * charge between the search and this one's makes the split approximate
+ * (the amount is always exact).
+ */
+static inline void
+pcr_cal_refund_level(const struct pcr_cal_level *lv, bool one_writer)
+{
+	struct pcr_cal *c = lv->cal;
+	uint64_t first = lv->fill < c->width ? c->width - lv->fill : 0;
+
+	if (first >= lv->cost) {
+		pcr_cal_give_(c, lv->at, lv->cost, one_writer);
+		return;
+	}
+	pcr_cal_give_(c, lv->at + 1, lv->cost - first, one_writer);
+	pcr_cal_give_(c, lv->at, first, one_writer);
 }
 
 /** The absolute bucket of fine time @p t in @p c (for refunds by time). */

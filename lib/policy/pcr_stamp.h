@@ -192,7 +192,7 @@ pcr_stamp(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
  * @param k      how many
  * @param dep    out: each placed packet's departure, fine time
  * @param lv     out, with a shared level: each placed packet's level, the
- *               i-th at lv[i * stride] (its cal, cost and at filled, as
+ *               i-th at lv[i * stride] (its cal, cost, at and fill, as
  *               pcr_stamp_refund() takes them)
  * @param stride levels from one packet's to the next's in @p lv
  * @param undo   out: what each charged its flow (pcr_stamp_refund())
@@ -238,18 +238,19 @@ pcr_stamp_run(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 			/* pcr_cal_place_one_(); a lone writer reads the hint
 			 * once: only it moves the hint, and a placement in
 			 * the hint's bucket does not */
-			uint64_t cost = pcr_rate_cost(lr, bytes[i]), abs;
+			uint64_t cost = pcr_rate_cost(lr, bytes[i]), abs, fl;
 
 			if (!one_writer)
 				tm.hint = __atomic_load_n(&cal->hint,
 							  __ATOMIC_RELAXED);
 			if (!pcr_cal_try_(cal, &tm, cost, lo, one_writer, &abs,
-					  &t))
+					  &fl, &t))
 				break; /* full, too far, or another lcore
 					* placed there first */
 			lv[i * stride].cal = cal;
 			lv[i * stride].cost = cost;
 			lv[i * stride].at = abs;
+			lv[i * stride].fill = fl;
 		}
 		undo[i].prev_last = last;
 		undo[i].fcost = c;
@@ -277,7 +278,7 @@ pcr_stamp_refund(struct pcr_stamp_flow *f, const struct pcr_stamp_undo *undo,
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		pcr_cal_refund(lv[i].cal, lv[i].at, lv[i].cost, one_writer);
+		pcr_cal_refund_level(&lv[i], one_writer);
 	/* pcr_policy_after() added the cost last: the bucket is where the
 	 * packet found it, or later by no more than its own lead */
 	f->empty -= undo->fcost;

@@ -2,13 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The pacer authors
 #
-# No burst after idle beyond the credit (issue 35, item 6). NOT IN THE
-# SUITE: it fails on the code as it is (gap p50 0.3 us: the first two
-# frames of a burst together); the fix that made it pass was reverted
-# (docs/design.md, "The bound"). Run it by hand:
-#   sudo tests/pacer/test_idle_burst.sh build/src/pacer build/tools/pacer-pcapgen \
-#       build/tools/pacer-pcapstat
-# A sender in a
+# No burst after idle beyond the credit (issue 35, item 6). A sender in a
 # namespace of the test's own (txn_send.py, raw frames on a veth whose
 # other end pacer reads with net_af_packet) sends 30 bursts of 20
 # 1514-byte frames back to back, 10 ms apart: a quarter of 100 mbit/s, so

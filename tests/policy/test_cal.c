@@ -772,6 +772,67 @@ test_threads(void **state)
 	threads(true);
 }
 
+/*
+ * After idle a level lets one credit go at once, the packet that spends
+ * it included, as a token bucket (tbf) does: with a credit of one
+ * 1514-byte frame, one such frame leaves at once and the next a frame's
+ * time later (not two at once, a credit and a frame: issue 35, item 6);
+ * 64-byte packets leave at once as many as the credit holds (23), the
+ * next one later. Through the lone writer's path (pcr_cal_try_()) and
+ * the general search (pcr_cal_find_(), charge), which must agree.
+ */
+static void
+test_idle_credit(void **state)
+{
+	unsigned int pass;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		bool one = pass == 0;
+		struct level l;
+		uint64_t now, dep = 0, cost, k, at_once;
+		struct pcr_cal_level lv;
+
+		level_init(&l, 100000000, 1514, fine_of_ns(1000000000), true);
+		/* idle: a backlog placed a second before */
+		now = fine_of_ns(1000000000);
+		for (k = 0; k < 10; k++) {
+			pcr_stamp_level(&lv, l.cal, &l.rate, 1514);
+			assert_true(pcr_cal_place(&lv, 1, now, now,
+						  now + fine_of_ns(100000000),
+						  &dep, one));
+		}
+		now = fine_of_ns(2000000000);
+		cost = pcr_rate_cost(&l.rate, 1514);
+		for (k = 0; k < 3; k++) {
+			pcr_stamp_level(&lv, l.cal, &l.rate, 1514);
+			assert_true(pcr_cal_place(&lv, 1, now, now,
+						  now + fine_of_ns(100000000),
+						  &dep, one));
+			/* the k-th a frame time after the first (a whole
+			 * TSC cycle, rounded up) */
+			assert_true(dep >= now + k * cost);
+			assert_true(dep < now + k * cost +
+					  (UINT64_C(1) << PCR_FINE_SHIFT));
+		}
+		now = fine_of_ns(3000000000ull);
+		cost = pcr_rate_cost(&l.rate, 64);
+		for (k = 0, at_once = 0; k < 40; k++) {
+			pcr_stamp_level(&lv, l.cal, &l.rate, 64);
+			assert_true(pcr_cal_place(&lv, 1, now, now,
+						  now + fine_of_ns(100000000),
+						  &dep, one));
+			if (dep == now)
+				at_once++;
+		}
+		print_message("idle credit (%s): 64-byte packets at once %" PRIu64
+			      "\n", one ? "lone writer" : "search", at_once);
+		assert_int_equal(at_once, l.rate.burst / cost);
+		assert_int_equal(at_once, 1514 / 64);
+		pcr_cal_free(l.cal);
+	}
+}
+
 /* Refunds give the room back exactly where it was charged. */
 static void
 test_refund_exact(void **state)
@@ -928,8 +989,11 @@ test_copy(void **state)
 					   1514, &dep, &undo, true),
 				 PCR_STAMP_PLACED);
 	}
-	/* the backlog ends 50 frames at 10 mbit/s after now, less the credit */
-	end = now - slow.rate.burst + 50 * pcr_rate_cost(&slow.rate, 1514);
+	/* the backlog ends 50 frames at 10 mbit/s after now, less the credit
+	 * and plus the first frame's cost (a credit counts the packet that
+	 * spends it: the first frame's time starts a frame after now less
+	 * the credit) */
+	end = now - slow.rate.burst + 51 * pcr_rate_cost(&slow.rate, 1514);
 	cp = (struct pcr_cal_params){
 		.frame_cost = pcr_rate_cost(&fast.rate, FRAME_MAX),
 		.reach = fine_of_ns(1000000000),
@@ -1196,6 +1260,7 @@ main(void)
 		cmocka_unit_test(test_no_holes),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_refund_exact),
+		cmocka_unit_test(test_idle_credit),
 		cmocka_unit_test(test_lead),
 		cmocka_unit_test(test_fast_path_agrees),
 		cmocka_unit_test(test_stamp_run_agrees),
