@@ -272,7 +272,7 @@ show_port_stats(FILE *f, const void *v)
 			(double)pcr_hist_quantile(&n->err, 990000) * 1e9 / hz,
 			(double)n->err.max * 1e9 / hz, n->err.count);
 		if (n->qdelay.count != 0)
-			fprintf(f, "  queue delay (AQM classes): p50 %.0f us  p99 %.0f us  max %.0f us (%" PRIu64
+			fprintf(f, "  queue delay: p50 %.0f us  p99 %.0f us  max %.0f us (%" PRIu64
 				" packets since start)\n",
 				(double)pcr_hist_quantile(&n->qdelay, 500000) * 1e6 / hz,
 				(double)pcr_hist_quantile(&n->qdelay, 990000) * 1e6 / hz,

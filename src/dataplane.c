@@ -716,8 +716,9 @@ batch_refuse(const struct stamp_ctx *x, struct stamp_batch *b, unsigned int i)
  * head: the signal reaches the sender sooner). A packet that arrives
  * after its flow's last departure found the queue empty (the RFC's dequeue
  * of nothing). ce-threshold marks ECT(1) packets over it whatever CoDel
- * says. Each judged packet's delay goes into the port's queue-delay
- * histogram.
+ * says. Every packet's delay goes into the port's queue-delay histogram,
+ * with the AQM on or off (stamp_judge(): an operator who turned the AQM
+ * off sees the queue it lets stand).
  */
 static inline struct pcr_flow_aqm *
 flow_aqm(struct pcr_flowtab *ft, const struct pcr_flow *f)
@@ -877,6 +878,25 @@ static inline bool
 aqm_on(const struct stamp_ctx *x, const struct pcr_flow *f)
 {
 	return x->rs->aqm_mode[f->class_id] != 0;
+}
+
+/*
+ * The delay batch entry @p e (of flow @p f, arrived at @p arr_tsc) will
+ * have had when it leaves, into the port's histogram, and the AQM's
+ * verdict where its class has one (aqm_verdict(), which adds the delay
+ * itself; @p counted as its). @return true if it is to be dropped.
+ */
+static inline bool
+stamp_judge(const struct stamp_ctx *x, struct stamp_batch *b, unsigned int e,
+	    struct pcr_flow *f, uint64_t arr_tsc, bool counted)
+{
+	uint64_t dep;
+
+	if (aqm_on(x, f))
+		return aqm_verdict(x, b, e, f, arr_tsc, counted);
+	dep = b->dep_tsc[e];
+	pcr_hist_add(&x->st->qdelay, dep > arr_tsc ? dep - arr_tsc : 0);
+	return false;
 }
 
 /*
@@ -1464,8 +1484,7 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 			st->drop_horizon++;
 			flow_q_sub(x.solo, f, pcr_q(len));
 			rte_pktmbuf_free(m);
-		} else if (aqm_on(&x, f) &&
-			   aqm_verdict(&x, &b, b.k - 1, f, arr, true)) {
+		} else if (stamp_judge(&x, &b, b.k - 1, f, arr, true)) {
 			/* the head of its queue: the next one may take its
 			 * place in this pass */
 			aqm_drop(&x, &b, f, true);
@@ -1649,7 +1668,7 @@ rx_flow_run(struct pcr_flowtab *ft, const struct stamp_ctx *x,
 				  (uint32_t)rs->wire_overhead, flow_off };
 	if (likely(!aqm_on(x, f))) {
 		q = run_fill(b, e, pkts + i, f, txq, nl, dep, done, now,
-			     now_tsc, NULL, true, acct);
+			     now_tsc, &x->st->qdelay, true, acct);
 	} else if (run_aqm_quiet(x, f,
 				 pcr_fine_tsc(dep[done - 1], now, now_tsc) -
 					 now_tsc)) {
@@ -1840,8 +1859,7 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 				rte_pktmbuf_free(m);
 				continue;
 			}
-			if (aqm_on(&x, f) &&
-			    aqm_verdict(&x, &b, b.k - 1, f, now_tsc, false)) {
+			if (stamp_judge(&x, &b, b.k - 1, f, now_tsc, false)) {
 				aqm_drop(&x, &b, f, false);
 				continue;
 			}
