@@ -32,8 +32,13 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include "config.h"
 #include "control.h"
+#include "counters.h"
+#include "dataplane.h"
 #include "pacer.h"
+#include "snapshot.h"
+#include "pcr_clock.h"
 
 #define PROMPT "pacer> "
 

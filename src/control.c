@@ -23,8 +23,12 @@
 #include <rte_pause.h>
 #include <rte_rcu_qsbr.h>
 
+#include "config.h"
 #include "control.h"
+#include "dataplane.h"
 #include "pacer.h"
+#include "snapshot.h"
+#include "pcr_clock.h"
 
 RTE_LOG_REGISTER(pcr_logtype_ctl, pacer.ctl, NOTICE);
 

@@ -20,7 +20,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "config.h"
 #include "pacer.h"
+#include "snapshot.h"
+#include "pcr_classify.h"
+#include "pcr_wheel.h"
 
 /**
  * Who asks for what follows: each face names itself before it runs a

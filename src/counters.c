@@ -4,7 +4,7 @@
 
 /*
  * The port counter table: every renderer of a port's counters walks it
- * (src/stats.c, src/cli.c, src/telemetry.c), so a counter is named in one
+ * (src/render.c, src/cli.c, src/telemetry.c), so a counter is named in one
  * place. Kept apart from the statistics code so that the prompt's fuzz
  * harness, which stands in for the snapshot, renders the same table.
  */
@@ -13,7 +13,8 @@
 
 #include <rte_common.h>
 
-#include "pacer.h"
+#include "counters.h"
+#include "snapshot.h"
 
 /*
  * The port counters, one name each: --stats-json's key, the prompt's

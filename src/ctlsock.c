@@ -59,6 +59,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 
+#include "config.h"
 #include "control.h"
 #include "pacer.h"
 

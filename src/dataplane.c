@@ -24,7 +24,9 @@
 #include <rte_prefetch.h>
 
 #define PCR_DATAPATH /* no pcr_app: see struct pcr_dp */
-#include "pacer.h"
+#include "config.h"
+#include "dataplane.h"
+#include "pcr_clock.h"
 #include "pcr_ecn.h"
 
 /* Age-out work per pass and passes per second of a RX lcore. */

@@ -36,9 +36,12 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_pdump.h>
 
+#include "config.h"
 #include "control.h"
+#include "dataplane.h"
 #include "pacer.h"
 #include "setup.h"
+#include "snapshot.h"
 #include "pcr_clock.h"
 
 struct pcr_app pcr_app;

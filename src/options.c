@@ -24,7 +24,9 @@
 
 #include <rte_cfgfile.h>
 
-#include "pacer.h"
+#include "config.h"
+#include "pcr_clock.h"
+#include "pcr_policy.h"
 
 enum opt_kind { K_RATE, K_SIZE, K_U64, K_HPOL, K_BOOL, K_PATH, K_MODE,
 		K_OWNER, K_AQM };

@@ -28,7 +28,8 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_mbuf_pool_ops.h>
 
-#include "control.h"
+#include "config.h"
+#include "dataplane.h"
 #include "pacer.h"
 #include "setup.h"
 #include "pcr_clock.h"

@@ -24,8 +24,13 @@
 
 #include <rte_telemetry.h>
 
+#include "config.h"
 #include "control.h"
+#include "counters.h"
+#include "dataplane.h"
 #include "pacer.h"
+#include "snapshot.h"
+#include "pcr_clock.h"
 
 /* Telemetry names take letters, digits, '_' and '/' only. */
 static void

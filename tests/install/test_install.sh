@@ -275,7 +275,7 @@ for t in cmd_tags:
 
 # -- statistics: the port counters' table (src/counters.c: every drop
 # reason a tag), classify results, --stats-json keys
-stats = read('src/stats.c')
+stats = read('src/render.c')
 ctab = re.sub(r'(?m)^#.*$', '', read('src/counters.c'))
 counters = re.findall(r'\b[KGD]\("(\w+)"', ctab)
 reasons = re.findall(r'\bD\("(\w+)"', ctab)
@@ -293,7 +293,7 @@ if len(results) < 3:
     missing.append('(classify results not found in lib/classify/pcr_classify.c)')
 keys = sorted(set(re.findall(r'\\"([A-Za-z_][A-Za-z0-9_]*)\\":', stats)) | set(counters))
 if len(keys) < 30:
-    missing.append('(only %d --stats-json keys found in src/stats.c)' % len(keys))
+    missing.append('(only %d --stats-json keys found in src/render.c)' % len(keys))
 for k in results + keys:
     if not mentions('STATISTICS', k):
         missing.append('STATISTICS: %s (--stats-json)' % k)
