@@ -586,6 +586,10 @@ flowtab_age(struct pcr_lcore *lc, uint64_t now_tsc)
 /* Why a held flow could not be stamped: whom else that holds back. */
 enum stage_block {
 	STAGE_BLOCK_FLOW,  /* its own bound is ahead: only itself */
+	STAGE_BLOCK_NEXT,  /* its own bound (its previous frame's departure)
+			    * is within the lead, and a shared level has no
+			    * room from there: it goes once one has; only
+			    * itself is known to wait */
 	STAGE_BLOCK_CLASS, /* its class has no room within the lead */
 	STAGE_BLOCK_PORT,  /* the port aggregate has none */
 };
@@ -670,8 +674,10 @@ stamp_try(const struct stamp_ctx *x, struct stamp_batch *b,
 			/* from now on a level had no room within the lead:
 			 * it has none for any flow; from a later bound of
 			 * the flow's own, only this flow is known to wait */
-			if (pcr_fine_after(dep, x->now))
+			if (pcr_fine_after(dep, x->now + lead))
 				*why = STAGE_BLOCK_FLOW;
+			else if (pcr_fine_after(dep, x->now))
+				*why = STAGE_BLOCK_NEXT;
 			else if (nl != 0 && lv[nl - 1].full &&
 				 lv[nl - 1].cal == rs->agg_cal)
 				*why = STAGE_BLOCK_PORT;
@@ -1463,6 +1469,15 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 			}
 			if (why == STAGE_BLOCK_CLASS)
 				blocked |= UINT64_C(1) << c;
+			/* in completion order, a head whose own bound is
+			 * within the lead (its previous frame's departure:
+			 * it goes as soon as the shared levels have room)
+			 * keeps its place and its level is passed over this
+			 * pass: equal transactions were taking turns a frame
+			 * each, 01234567 eight times over at N = 8, until
+			 * the first left the entry level (issue 37) */
+			else if (completion && why == STAGE_BLOCK_NEXT)
+				sc->skip |= UINT64_C(1) << lv;
 			/* its own rate holds it: the next flow of its level
 			 * goes; a level of this flow alone is passed over */
 			else if (!pcr_rank_rotate(&sc->set, &links,
