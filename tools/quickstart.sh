@@ -28,8 +28,11 @@ san_args=(-Db_sanitize=address,undefined -Db_lundef=false
 
 # dpdk-dev, not dpdk, holds dpdk-telemetry.py (the telemetry test's
 # client) and dpdk-testpmd (bench/run.sh's baseline) in bookworm.
+# libjansson-dev: lib/isp reads LibreQoS's network.json with it (libdpdk-dev
+# depends on it today; named so that it stays when that changes).
 pkgs=(gcc libc6-dev pkg-config meson ninja-build python3
       libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev
+      libjansson-dev
       tcpdump iproute2 ethtool iperf3 iputils-ping procps
       clang libclang-rt-14-dev)
 
