@@ -813,6 +813,19 @@ aqm_verdict_slow(const struct stamp_ctx *x, struct stamp_batch *b,
  * judged in full through a call (bench/instr.sh --aqm; runs take
  * run_aqm_quiet() instead).
  */
+/* The delay batch entry @p e, arrived at @p arr_tsc, will have had when
+ * it leaves (TSC), into the port's queue delay histogram. */
+static inline uint64_t
+qdelay_add(const struct stamp_ctx *x, const struct stamp_batch *b,
+	   unsigned int e, uint64_t arr_tsc)
+{
+	uint64_t dep = b->dep_tsc[e];
+	uint64_t soj = dep > arr_tsc ? dep - arr_tsc : 0;
+
+	pcr_hist_add(&x->st->qdelay, soj);
+	return soj;
+}
+
 static inline bool
 aqm_verdict(const struct stamp_ctx *x, struct stamp_batch *b, unsigned int e,
 	    struct pcr_flow *f, uint64_t arr_tsc, bool counted)
@@ -820,9 +833,8 @@ aqm_verdict(const struct stamp_ctx *x, struct stamp_batch *b, unsigned int e,
 	const struct pcr_codel_params *p = &x->rs->aqm[f->class_id];
 	struct pcr_flow_aqm *a = flow_aqm(x->ft, f);
 	uint64_t dep = b->dep_tsc[e];
-	uint64_t soj = dep > arr_tsc ? dep - arr_tsc : 0;
+	uint64_t soj = qdelay_add(x, b, e, arr_tsc);
 
-	pcr_hist_add(&x->st->qdelay, soj);
 	if (likely(pcr_codel_passes(&a->codel, p, soj))) {
 		a->last_dep_tsc = dep;
 		return false;
@@ -898,12 +910,9 @@ static inline bool
 stamp_judge(const struct stamp_ctx *x, struct stamp_batch *b, unsigned int e,
 	    struct pcr_flow *f, uint64_t arr_tsc, bool counted)
 {
-	uint64_t dep;
-
 	if (aqm_on(x, f))
 		return aqm_verdict(x, b, e, f, arr_tsc, counted);
-	dep = b->dep_tsc[e];
-	pcr_hist_add(&x->st->qdelay, dep > arr_tsc ? dep - arr_tsc : 0);
+	qdelay_add(x, b, e, arr_tsc);
 	return false;
 }
 

@@ -575,7 +575,7 @@ pcr_cal_try_(struct pcr_cal *c, const struct pcr_cal_terms *tm,
 	const uint64_t width = UINT64_C(1) << shift;
 	uint64_t t = pcr_cal_round_(lo);
 	uint64_t abs = tm->hint, from = (t - tm->credit) >> shift;
-	uint64_t gone = tm->gone + (cost < tm->credit ? cost : tm->credit);
+	uint64_t gone = pcr_cal_gone_(tm->now, tm->credit, cost);
 	uint64_t start, tag, w, f, nf;
 
 	if (__builtin_expect((int64_t)((abs - from) << shift) < 0, 0)) {
