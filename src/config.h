@@ -122,6 +122,13 @@ struct pcr_config {
 				  *   stamped this long goes first, 0 = never */
 	uint64_t guard_frames;   /**< ... for this many frames */
 	uint64_t nic_clock_bits; /**< NIC clock counter width */
+	/** the subscriber tree (src/tree.c): LibreQoS's network.json and
+	 *  ShapedDevices.csv ("" = none), and the port that faces the
+	 *  subscribers (what leaves by it is shaped at download rates by
+	 *  destination, what leaves by its peer at upload rates by source) */
+	char network[PATH_MAX];
+	char subscribers[PATH_MAX];
+	uint64_t subscriber_port;
 	/** classes[0] is "default"; the others by index (their id while
 	 *  they live), matched in seq order. `del class` marks a slot
 	 *  deleted; `add class` takes a slot never used, else the one

@@ -172,7 +172,42 @@ cals_build(const struct pcr_app *a, const struct pcr_config *c,
 	return rc;
 }
 
-/* Free the calendars of @p r that @p keep (NULL: none) does not use. */
+int
+pcr_tree_rates(const struct pcr_app *a, const struct pcr_config *c,
+	       uint16_t p, struct pcr_rates *nw, const struct pcr_rates *old)
+{
+	const struct pcr_tree *t = a->tree[p];
+	uint64_t burst = c->burst + c->wire_overhead;
+	struct pcr_rate *r;
+	uint32_t i;
+
+	nw->tree = t;
+	nw->tree_rate = NULL;
+	if (t == NULL)
+		return 0;
+	/* the same terms: the same array */
+	if (old != NULL && old->tree_rate != NULL &&
+	    old->tsc_hz == nw->tsc_hz && old->tree_burst == burst) {
+		nw->tree_rate = old->tree_rate;
+		nw->tree_burst = burst;
+		return 0;
+	}
+	r = rte_malloc("pcr_tree_rate", sizeof(*r) * t->n_nodes,
+		       RTE_CACHE_LINE_SIZE);
+	if (r == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->n_nodes; i++)
+		if (pcr_rate_init(&r[i], t->bps[i], burst, nw->tsc_hz) != 0) {
+			rte_free(r);
+			return -ERANGE;
+		}
+	nw->tree_rate = r;
+	nw->tree_burst = burst;
+	return 0;
+}
+
+/* Free the calendars and tree rates of @p r that @p keep (NULL: none)
+ * does not use. */
 static void
 cals_free_unused(struct pcr_rates *r, const struct pcr_rates *keep)
 {
@@ -180,6 +215,9 @@ cals_free_unused(struct pcr_rates *r, const struct pcr_rates *keep)
 
 	if (r == NULL)
 		return;
+	if (r->tree_rate != NULL &&
+	    (keep == NULL || keep->tree_rate != r->tree_rate))
+		rte_free((void *)(uintptr_t)r->tree_rate);
 	for (i = 0; i <= PCR_MAX_CLASSES; i++) {
 		struct pcr_cal *cal = i == PCR_MAX_CLASSES ? r->agg_cal :
 							     r->cls_cal[i];
@@ -218,6 +256,8 @@ pcr_rates_publish_cfg(struct pcr_app *a, const struct pcr_config *c)
 		/* calendars before the rates that use them are published */
 		if (rc == 0)
 			rc = cals_build(a, c, nw[p], a->ports[p].rates);
+		if (rc == 0)
+			rc = pcr_tree_rates(a, c, p, nw[p], a->ports[p].rates);
 	}
 	if (rc != 0) {
 		for (p = 0; p < a->n_ports; p++) {

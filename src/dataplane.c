@@ -254,8 +254,10 @@ pcr_flowtab_create(struct pcr_lcore *lc, uint64_t entries)
 		}
 		lc->pub[i].vt = UINT64_MAX;
 	}
-	for (i = 0; i < PCR_MAX_CLASSES; i++)
+	for (i = 0; i < PCR_MAX_CLASSES; i++) {
 		ft->overflow[i].class_id = (uint16_t)i;
+		ft->overflow[i].leaf = PCR_TREE_NONE;
+	}
 	for (i = 0; i < PCR_FLOW_CACHE; i++)
 		ft->cache[i].pos = -1;
 	ft->entries = (uint32_t)entries;
@@ -419,8 +421,9 @@ flow_lookup_burst(struct pcr_flowtab *ft, const void **keys,
  * its flow_hash(). */
 static struct pcr_flow *
 flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
-	     const struct pcr_classtab *ct, const struct pcr_flow_key *k,
-	     hash_sig_t sig, uint16_t egress, uint8_t txq, uint64_t now)
+	     const struct pcr_classtab *ct, const struct pcr_tree *tree,
+	     const struct pcr_flow_key *k, hash_sig_t sig, uint16_t egress,
+	     uint8_t txq, uint64_t now)
 {
 	struct pcr_flow *f;
 	int32_t pos;
@@ -442,6 +445,7 @@ flow_get_new(struct pcr_flowtab *ft, struct pcr_lstats *st,
 	f->in_use = true;
 	f->class_id = classify_flow(ct, k);
 	f->class_gen = ct->gen;
+	f->leaf = pcr_tree_leaf(tree, k);
 	f->egress = egress;
 	f->txq = txq;
 	pcr_stamp_flow_init(&f->pol, now);
@@ -614,7 +618,7 @@ struct stamp_batch {
 	struct rte_mbuf *m[PCR_RX_BURST];
 	uint64_t dep_tsc[PCR_RX_BURST];
 	struct pcr_flow *f[PCR_RX_BURST];
-	struct pcr_cal_level lv[PCR_RX_BURST][2];
+	struct pcr_cal_level lv[PCR_RX_BURST][PCR_CAL_LEVELS_MAX];
 	struct pcr_stamp_undo undo[PCR_RX_BURST];
 	uint64_t arr_tsc[PCR_RX_BURST]; /* its arrival (AQM: the sojourn) */
 	uint8_t n_lv[PCR_RX_BURST];
@@ -642,6 +646,40 @@ stamp_ctx_init(struct stamp_ctx *x, const struct pcr_dp *dp,
 }
 
 /*
+ * stamp_try() for a flow in a subscriber's leaf (src/tree.h): after its
+ * class's level (@p nl levels in @p lv already), every interior node from
+ * the leaf's parent up that has a rate, then the port aggregate; the
+ * leaf's own bucket a bound charged where the packet leaves
+ * (pcr_stamp_leaf()). The levels it used into b->n_lv[b->k].
+ */
+static __rte_noinline enum pcr_stamp_result
+stamp_tree(const struct stamp_ctx *x, struct stamp_batch *b,
+	   struct pcr_flow *f, struct pcr_cal_level *lv, unsigned int nl,
+	   uint32_t bytes, uint64_t lead, uint64_t *dep)
+{
+	const struct pcr_rates *rs = x->rs;
+	const struct pcr_tree *t = rs->tree;
+	const struct pcr_rate *lr = &rs->tree_rate[f->leaf];
+	uint32_t n;
+
+	for (n = t->parent[f->leaf]; n != PCR_TREE_NONE; n = t->parent[n])
+		if (t->cal[n] != NULL)
+			pcr_stamp_level(&lv[nl++], t->cal[n], &rs->tree_rate[n],
+					bytes);
+	if (!pcr_rate_unlimited(&rs->agg))
+		pcr_stamp_level(&lv[nl++], rs->agg_cal, &rs->agg, bytes);
+	b->n_lv[b->k] = (uint8_t)nl;
+	if (pcr_rate_unlimited(lr))
+		return pcr_stamp_lead(&f->pol, &rs->cls_flow[f->class_id], lv,
+				      nl, x->now, x->limit, x->cap, lead,
+				      bytes, dep, &b->undo[b->k], x->solo);
+	return pcr_stamp_leaf(&f->pol, &rs->cls_flow[f->class_id],
+			      &t->empty[f->leaf - t->n_interior], lr, lv, nl,
+			      x->now, x->limit, x->cap, lead, bytes, dep,
+			      &b->undo[b->k], x->solo);
+}
+
+/*
  * Stamp @p m (flow @p f, @p bytes on the wire) into @p b, allowing it to
  * wait when @p lead is not 0. The flow's bucket and last departure give a
  * lower bound; class and port aggregate are placed at the first time both
@@ -664,11 +702,17 @@ stamp_try(const struct stamp_ctx *x, struct stamp_batch *b,
 
 	if (!pcr_rate_unlimited(cr))
 		pcr_stamp_level(&lv[nl++], rs->cls_cal[f->class_id], cr, bytes);
-	if (!pcr_rate_unlimited(&rs->agg))
-		pcr_stamp_level(&lv[nl++], rs->agg_cal, &rs->agg, bytes);
-	r = pcr_stamp_lead(&f->pol, &rs->cls_flow[f->class_id], lv, nl,
-			   x->now, x->limit, x->cap, lead, bytes, &dep,
-			   &b->undo[b->k], x->solo);
+	if (unlikely(f->leaf != PCR_TREE_NONE) && rs->tree != NULL) {
+		r = stamp_tree(x, b, f, lv, nl, bytes, lead, &dep);
+		nl = b->n_lv[b->k];
+	} else {
+		if (!pcr_rate_unlimited(&rs->agg))
+			pcr_stamp_level(&lv[nl++], rs->agg_cal, &rs->agg,
+					bytes);
+		r = pcr_stamp_lead(&f->pol, &rs->cls_flow[f->class_id], lv,
+				   nl, x->now, x->limit, x->cap, lead, bytes,
+				   &dep, &b->undo[b->k], x->solo);
+	}
 	if (unlikely(r != PCR_STAMP_PLACED)) {
 		if (r == PCR_STAMP_WAIT) {
 			/* from now on a level had no room within the lead:
@@ -681,8 +725,15 @@ stamp_try(const struct stamp_ctx *x, struct stamp_batch *b,
 			else if (nl != 0 && lv[nl - 1].full &&
 				 lv[nl - 1].cal == rs->agg_cal)
 				*why = STAGE_BLOCK_PORT;
-			else
+			else if (nl != 0 && lv[0].full &&
+				 lv[0].cal == rs->cls_cal[f->class_id])
 				*why = STAGE_BLOCK_CLASS;
+			else
+				/* a node of its subscriber's path: the flows
+				 * of other subscribers may go */
+				*why = f->leaf != PCR_TREE_NONE ?
+					       STAGE_BLOCK_FLOW :
+					       STAGE_BLOCK_CLASS;
 			return r;
 		}
 		if (r == PCR_STAMP_BEYOND)
@@ -1649,7 +1700,7 @@ rx_flow_run(struct pcr_flowtab *ft, const struct stamp_ctx *x,
 	uint8_t nl;
 
 	if (f->class_gen != ct->gen ||
-	    rs->order[c] == PCR_ORDER_COMPLETION)
+	    rs->order[c] == PCR_ORDER_COMPLETION || f->leaf != PCR_TREE_NONE)
 		return 0;
 	if (pcr_rate_unlimited(lr))
 		cal = NULL;
@@ -1832,8 +1883,8 @@ rx_queue_poll(struct pcr_lcore *lc, const struct pcr_rxq *q, uint16_t nb)
 		in_st->classify[info[i].result]++;
 
 		f = pos[i] >= 0 ? &ft->flows[pos[i]] :
-				  flow_get_new(ft, eg_st, ct, &info[i].key,
-					       sig[i], q->egress,
+				  flow_get_new(ft, eg_st, ct, x.rs->tree,
+					       &info[i].key, sig[i], q->egress,
 					       (uint8_t)(sig[i] % x.eg->n_txq),
 					       x.now);
 		/* classes changed since this flow was matched */
@@ -1939,6 +1990,7 @@ refund_dropped(const struct pcr_txport *tp, const struct pcr_flow *f,
 	const struct pcr_rate *r[2] = { &rs->cls[f->class_id], &rs->agg };
 	struct pcr_cal *cal[2] = { rs->cls_cal[f->class_id], rs->agg_cal };
 	unsigned int i;
+	uint32_t n;
 
 	if (!pcr_fine_after(dep, now))
 		return;
@@ -1947,6 +1999,17 @@ refund_dropped(const struct pcr_txport *tp, const struct pcr_flow *f,
 		if (!pcr_rate_unlimited(r[i]) && cal[i] != NULL)
 			pcr_cal_refund(cal[i], pcr_cal_bucket_of(cal[i], dep),
 				       pcr_rate_cost(r[i], len), solo(dp));
+	/* the nodes above its subscriber (its leaf's bucket keeps the
+	 * charge: a token bucket gives back only its newest) */
+	if (f->leaf == PCR_TREE_NONE || rs->tree == NULL)
+		return;
+	for (n = rs->tree->parent[f->leaf]; n != PCR_TREE_NONE;
+	     n = rs->tree->parent[n])
+		if (rs->tree->cal[n] != NULL)
+			pcr_cal_refund(rs->tree->cal[n],
+				       pcr_cal_bucket_of(rs->tree->cal[n], dep),
+				       pcr_rate_cost(&rs->tree_rate[n], len),
+				       solo(dp));
 }
 
 /*
@@ -2043,6 +2106,19 @@ tx_account_err(struct pcr_txport *tp, unsigned int sent, uint64_t tx_tsc,
  * update of its line, not 32).
  */
 static inline void
+tx_account_node(struct pcr_txport *tp, uint32_t leaf, uint64_t pkts,
+		uint64_t bytes)
+{
+	const uint32_t *parent = tp->tree->parent;
+	uint32_t n;
+
+	for (n = leaf; n != PCR_TREE_NONE; n = parent[n]) {
+		tp->node[n].tx_packets += pkts;
+		tp->node[n].tx_bytes += bytes;
+	}
+}
+
+static inline void
 tx_account(struct pcr_txport *tp, unsigned int sent, uint64_t tx_tsc)
 {
 	uint64_t all = 0;
@@ -2064,6 +2140,8 @@ tx_account(struct pcr_txport *tp, unsigned int sent, uint64_t tx_tsc)
 		all += bytes;
 		tp->cls[f->class_id].tx_packets += j - i;
 		tp->cls[f->class_id].tx_bytes += bytes;
+		if (unlikely(f->leaf != PCR_TREE_NONE) && tp->node != NULL)
+			tx_account_node(tp, f->leaf, j - i, bytes);
 		if (f->tx_packets == 0)
 			f->first_tx = pcr_span(tx_tsc);
 		f->tx_packets += j - i;

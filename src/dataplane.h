@@ -43,6 +43,7 @@
 #include "pcr_rank.h"
 #include "pcr_stamp.h"
 #include "pcr_wheel.h"
+#include "tree.h"
 
 #define PCR_RX_BURST 32
 #define PCR_TX_BURST 32
@@ -133,6 +134,8 @@ struct pcr_flow {
 	uint32_t last_seen;  /**< last arrival, pcr_coarse() (RX lcore) */
 	uint32_t first_tx;   /**< first transmit, pcr_span() (TX lcore) */
 	uint32_t last_tx;    /**< last transmit, pcr_span() (TX lcore) */
+	uint32_t leaf;       /**< its subscriber (src/tree.h), found when
+			      *   the flow is new: PCR_TREE_NONE in none */
 	uint64_t queued;     /**< pcr_q() sums (dataplane.c: flow_q_add(), _sub()) */
 	/* written by the TX lcore of the egress port */
 	uint64_t tx_packets;
@@ -225,6 +228,13 @@ struct pcr_rates {
 	/** the incarnation (pcr_class_conf.gen) each class calendar is for:
 	 *  a slot taken by a new class gets a new calendar */
 	uint32_t cls_gen[PCR_MAX_CLASSES];
+	/** the port's subscriber tree (src/tree.h; NULL: none), and its
+	 *  nodes' max rates in these terms (tree_burst the credit they were
+	 *  made with): the array a set shares with the previous one while
+	 *  the terms hold (pcr_tree_rates()) */
+	const struct pcr_tree *tree;
+	const struct pcr_rate *tree_rate;
+	uint64_t tree_burst;
 };
 
 /** Counters of one port kept by one lcore (single writer). */
@@ -284,6 +294,12 @@ struct pcr_class_stats {
 	uint64_t drop_aqm;
 };
 
+/** A subscriber tree node's counters on one TX queue (TX lcore). */
+struct pcr_node_stats {
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+};
+
 /** One flow's AQM (RX lcore that owns the flow). */
 struct pcr_flow_aqm {
 	struct pcr_codel codel;
@@ -335,6 +351,11 @@ struct pcr_txport {
 	uint64_t drop_shutdown;
 	uint64_t drop_link;      /**< due while the link was down */
 	struct pcr_class_stats cls[PCR_MAX_CLASSES];
+	/** the port's subscriber tree (NULL: none) and what this queue
+	 *  sent by node, [tree->n_nodes]: a packet counts at its leaf and
+	 *  every node above it */
+	const struct pcr_tree *tree;
+	struct pcr_node_stats *node;
 	struct pcr_hist err;     /**< departure error, TSC cycles */
 	/* send-on-timestamp: 0 = pacing in software */
 	uint64_t offload_tsc;    /**< hand over this many cycles early */

@@ -566,6 +566,12 @@ main(int argc, char **argv)
 		if (rc < 0)
 			return PCR_EXIT_USAGE;
 	}
+	/* the subscriber files before anything starts: a bad one is a usage
+	 * error (exit 2) */
+	if (pcr_tree_load(a) != 0) {
+		pcr_tree_free(a);
+		return PCR_EXIT_USAGE;
+	}
 	eal_argc = dd < 0 ? argc : dd;
 	/* from here on a signal stops the run cleanly, however early */
 	signal(SIGINT, on_signal);
@@ -655,6 +661,8 @@ main(int argc, char **argv)
 	if (n > 1 && (n & 1))
 		PCR_LOG(WARNING, "port %u has no peer: it sends back out of itself",
 			n - 1);
+	if (pcr_tree_build(a) != 0)
+		pcr_usage_exit_eal();
 
 	a->dp.dep_dynfield = pcr_wheel_dynfield_register();
 	a->dp.flow_dynfield = rte_mbuf_dynfield_register(&flow_field);
@@ -811,10 +819,13 @@ main(int argc, char **argv)
 	for (p = 0; p < n; p++) {
 		uint16_t q;
 
-		for (q = 0; q < a->ports[p].n_txq; q++)
+		for (q = 0; q < a->ports[p].n_txq; q++) {
+			rte_free(a->ports[p].txq[q]->node);
 			rte_free(a->ports[p].txq[q]);
+		}
 	}
 	pcr_rates_free(a);
+	pcr_tree_free(a);
 	pcr_classtab_free(a);
 	rte_free(a->dp.qsbr);
 	pcr_clock_fini();

@@ -128,6 +128,12 @@ static const struct opt_def opt_defs[] = {
 	  "in a class of completion order, a held flow not stamped for MS goes ahead of every rank for --order-guard-frames frames, 0 = never [100]", false },
 	{ "order-guard-frames", K_U64, OFF(guard_frames), 1, 255, "N",
 	  "frames the starvation guard sends ahead of every rank [16]", false },
+	{ "network", K_PATH, OFF(network), 0, 0, "FILE",
+	  "LibreQoS's network.json: the subscriber tree's interior nodes (sites, PoPs, access points), to any depth, each a download and upload ceiling", false },
+	{ "subscribers", K_PATH, OFF(subscribers), 0, 0, "FILE",
+	  "LibreQoS's ShapedDevices.csv: the subscribers (the tree's leaves), each circuit its addresses and prefixes, its parent node and its download/upload max; a packet's subscriber is found by longest-prefix match of its subscriber-side address; one that matches none goes by the classes alone", false },
+	{ "subscriber-port", K_U64, OFF(subscriber_port), 0, PCR_MAX_PORTS - 1, "PORT",
+	  "the port that faces the subscribers: what leaves by it is shaped at the download rates, by destination address; what leaves by its peer at the upload rates, by source [0]", false },
 	{ "nic-clock-bits", K_U64, OFF(nic_clock_bits), 1, 64, "N",
 	  "width of the NIC clock counter rte_eth_read_clock() reads [64]", false },
 };

@@ -41,6 +41,9 @@ extern int pcr_logtype_ctl;
 #define PCR_EXIT_USAGE 2
 
 /** The whole appliance. */
+struct pcr_isp;
+struct pcr_leafmap;
+
 struct pcr_app {
 	struct pcr_config cfg;
 	/** pacer's own arguments (after the EAL's "--"; [0] the program)
@@ -64,6 +67,13 @@ struct pcr_app {
 	bool closing;            /**< tearing down (under the control lock) */
 	/** what the workers read (dataplane.c's only view of the above) */
 	struct pcr_dp dp;
+	/** the subscriber tree (tree.c): the files as read, the address
+	 *  map, the nodes' parents (shared by the ports' trees) and each
+	 *  port's tree; all NULL without --network/--subscribers */
+	struct pcr_isp *isp;
+	struct pcr_leafmap *leafmap;
+	uint32_t *tree_parent;
+	struct pcr_tree *tree[PCR_MAX_PORTS];
 };
 
 /* The datapath (dataplane.c, PCR_DATAPATH) is handed struct pcr_dp and
@@ -99,6 +109,22 @@ int pcr_rates_publish_cfg(struct pcr_app *a, const struct pcr_config *c);
  * consumer's clock runs a little behind the RX lcore's.
  */
 #define PCR_HORIZON_MARGIN_NS 10000000ull
+
+/* tree.c: the subscriber tree */
+
+/** Read --network and --subscribers (before the EAL starts: a bad file
+ *  is a usage error). @return 0, or -errno with the reason logged. */
+int pcr_tree_load(struct pcr_app *a);
+/** Each port's tree and the address map, from what pcr_tree_load() read
+ *  (before the first rate set). @return 0, or -errno, logged. */
+int pcr_tree_build(struct pcr_app *a);
+/** Everything pcr_tree_load() and pcr_tree_build() made. */
+void pcr_tree_free(struct pcr_app *a);
+/** Port @p p's tree and its rates into the new set @p nw (tsc_hz set),
+ *  sharing @p old's array (NULL: none) where the terms are the same. */
+int pcr_tree_rates(const struct pcr_app *a, const struct pcr_config *c,
+		   uint16_t p, struct pcr_rates *nw,
+		   const struct pcr_rates *old);
 
 /** The wheel's horizon for a configured one. */
 uint64_t pcr_wheel_horizon_ns(uint64_t horizon_ns,

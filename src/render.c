@@ -28,6 +28,7 @@
 #include "pcr_cal.h"
 #include "pcr_classify.h"
 #include "pcr_clock.h"
+#include "pcr_isp.h"
 #include "pcr_hist.h"
 #include "pcr_policy.h"
 
@@ -231,6 +232,87 @@ json_flows(FILE *f)
 		}
 	}
 	fprintf(f, "]");
+}
+
+static uint64_t bucket_bytes(const struct pcr_cal *cal,
+			     const struct pcr_rate *r);
+
+/* @p s as a JSON string: names come from operators' files. */
+static void
+json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/*
+ * The subscriber tree by port (src/tree.h): each node's name (a leaf's
+ * Circuit ID), parent, max rate, calendar bucket and what it sent, its TX
+ * queues summed. Read live, as the flows are: each counter has one writer.
+ */
+static void
+json_tree(FILE *f)
+{
+	const struct pcr_app *a = &pcr_app;
+	const struct pcr_isp *isp = a->isp;
+	const char *psep = "";
+	uint16_t p, q;
+	uint32_t i;
+
+	if (isp == NULL)
+		return;
+	fprintf(f, ",\"tree\":{\"nodes\":%u,\"subscribers\":%u,\"ports\":[",
+		isp->n_nodes, isp->n_circuits);
+	for (p = 0; p < a->n_ports; p++) {
+		const struct pcr_tree *t = a->tree[p];
+		const struct pcr_rates *rs = a->ports[p].rates;
+
+		if (t == NULL)
+			continue;
+		fprintf(f, "%s{\"port\":%u,\"direction\":\"%s\",\"nodes\":[",
+			psep, p, t->down ? "download" : "upload");
+		psep = ",";
+		for (i = 0; i < t->n_nodes; i++) {
+			const bool leaf = i >= t->n_interior;
+			const char *name = leaf ?
+				isp->circuits[i - t->n_interior].id :
+				isp->nodes[i].name;
+			uint64_t pk = 0, by = 0;
+
+			for (q = 0; q < a->ports[p].n_txq; q++) {
+				const struct pcr_txport *tp = a->ports[p].txq[q];
+
+				pk += tp->node[i].tx_packets;
+				by += tp->node[i].tx_bytes;
+			}
+			fprintf(f, "%s{\"name\":", i ? "," : "");
+			json_string(f, name);
+			fprintf(f, ",\"parent\":");
+			if (t->parent[i] == PCR_TREE_NONE)
+				fprintf(f, "null");
+			else
+				json_string(f, isp->nodes[t->parent[i]].name);
+			fprintf(f, ",\"leaf\":%s,\"max_bps\":%" PRIu64
+				",\"bucket_bytes\":%" PRIu64 ",\"tx_packets\":%" PRIu64
+				",\"tx_bytes\":%" PRIu64 "}",
+				leaf ? "true" : "false", t->bps[i],
+				leaf || rs == NULL ? 0 :
+				bucket_bytes(t->cal[i], &rs->tree_rate[i]),
+				pk, by);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]}");
 }
 
 /* Wire bytes one calendar bucket of a shared policy holds (0: none). */
@@ -466,6 +548,7 @@ pcr_stats_json(const struct pcr_snapshot *s, FILE *f, int64_t mempool_in_use,
 	}
 	fprintf(f, "],");
 	json_flows(f);
+	json_tree(f);
 	fprintf(f, ",\"%s\":%" PRId64 "}\n",
 		final ? "mempool_in_use_at_exit" : "mempool_in_use",
 		mempool_in_use);

@@ -681,6 +681,16 @@ pcr_wheel_setup(struct pcr_app *a, uint16_t p, unsigned int max_queued)
 			       1000000000ull;
 		tp->hold_tsc = a->cfg.tx_hold_ms * (a->tsc_hz / 1000);
 		test_wheel_hook(a, tp, wp.start_tsc);
+		tp->tree = a->tree[p];
+		if (tp->tree != NULL) {
+			tp->node = rte_zmalloc("pcr_node_stats",
+					       sizeof(*tp->node) *
+						       tp->tree->n_nodes,
+					       RTE_CACHE_LINE_SIZE);
+			if (tp->node == NULL)
+				pcr_fatal("port %u: out of memory for the subscriber tree's counters",
+					  p);
+		}
 		a->ports[p].txq[q] = tp;
 	}
 }

@@ -103,8 +103,10 @@ extern "C" {
 #define PCR_CAL_BUCKET_FRAMES 2
 /** Placements one packet tries while other lcores take its room. */
 #define PCR_CAL_TRIES 64
-/** Most levels one packet is placed under (class, aggregate, spare). */
-#define PCR_CAL_LEVELS_MAX 4
+/** Most levels one packet is placed under: its class, the interior nodes
+ *  of its subscriber tree's path (src/tree.h: up to 8) and the port
+ *  aggregate. */
+#define PCR_CAL_LEVELS_MAX 10
 
 /** A calendar. Created and freed on the control path. */
 struct pcr_cal {

@@ -46,10 +46,13 @@ pcr_stamp_flow_init(struct pcr_stamp_flow *f, uint64_t now)
 	f->last_dep = now - PCR_POLICY_IDLE;
 }
 
-/** What pcr_stamp() charged a packet's flow, for pcr_stamp_refund(). */
+/** What pcr_stamp() charged a packet's flow (and its leaf), for
+ *  pcr_stamp_refund(). */
 struct pcr_stamp_undo {
 	uint64_t fcost;     /**< charged to the flow's bucket (0: unlimited) */
 	uint64_t prev_last; /**< the flow's last departure before it */
+	uint64_t *leaf;     /**< the leaf's bucket charged (NULL: none) */
+	uint64_t lcost;     /**< what it was charged */
 };
 
 /** What pcr_stamp() did with a packet. */
@@ -109,10 +112,11 @@ pcr_stamp_level(struct pcr_cal_level *lv, struct pcr_cal *cal,
  *               calendars (pcr_cal_place())
  */
 static inline __attribute__((always_inline)) enum pcr_stamp_result
-pcr_stamp_lead(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
-	       struct pcr_cal_level *lv, unsigned int n, uint64_t now,
-	       uint64_t limit, bool cap, uint64_t lead, uint32_t bytes,
-	       uint64_t *dep, struct pcr_stamp_undo *undo, bool one_writer)
+pcr_stamp_lead_(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
+		uint64_t floor, struct pcr_cal_level *lv, unsigned int n,
+		uint64_t now, uint64_t limit, bool cap, uint64_t lead,
+		uint32_t bytes, uint64_t *dep, struct pcr_stamp_undo *undo,
+		bool one_writer)
 {
 	enum pcr_stamp_result res = PCR_STAMP_PLACED;
 	uint64_t lo = now, c = 0, by = limit;
@@ -124,6 +128,8 @@ pcr_stamp_lead(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 	}
 	if (pcr_fine_after(f->last_dep, lo))
 		lo = f->last_dep;
+	if (pcr_fine_after(floor, lo))
+		lo = floor;
 	if (lead != 0 && n != 0 && !pcr_fine_after(lo, limit)) {
 		by = now + lead;
 		if (pcr_fine_after(by, limit)) {
@@ -150,11 +156,81 @@ pcr_stamp_lead(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 	}
 	undo->prev_last = f->last_dep;
 	undo->fcost = c;
+	undo->leaf = NULL;
 	f->last_dep = lo;
 	if (c != 0)
 		f->empty = pcr_policy_after(f->empty, lo, c, fr->burst);
 	*dep = lo;
 	return res;
+}
+
+/** pcr_stamp_lead_() with no bound but the flow's and the levels'. */
+static inline __attribute__((always_inline)) enum pcr_stamp_result
+pcr_stamp_lead(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
+	       struct pcr_cal_level *lv, unsigned int n, uint64_t now,
+	       uint64_t limit, bool cap, uint64_t lead, uint32_t bytes,
+	       uint64_t *dep, struct pcr_stamp_undo *undo, bool one_writer)
+{
+	return pcr_stamp_lead_(f, fr, now, lv, n, now, limit, cap, lead,
+			       bytes, dep, undo, one_writer);
+}
+
+/**
+ * pcr_stamp_lead() under a leaf of the subscriber tree too: a token
+ * bucket (pcr_policy.h's rule, one word @p leaf at rate @p lr) shared by
+ * the leaf's flows, which may be on several RX lcores. Its allowance is
+ * one more lower bound; it is charged where the packet leaves, as every
+ * level is, so it holds tbf's bound over any window. Where other lcores
+ * place too, the charge is a compare-and-swap of the word read for the
+ * bound: one that lost to another lcore gives the packet's charges back
+ * and stamps it again (at most PCR_CAL_TRIES times, then it is refused
+ * as beyond the limit: a leaf fought over by that many lcores at once
+ * sheds a packet rather than stall the RX loop).
+ * A capped packet (past the limit with @p cap) charges no shared policy,
+ * the leaf neither.
+ */
+static inline enum pcr_stamp_result
+pcr_stamp_leaf(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
+	       uint64_t *leaf, const struct pcr_rate *lr,
+	       struct pcr_cal_level *lv, unsigned int n, uint64_t now,
+	       uint64_t limit, bool cap, uint64_t lead, uint32_t bytes,
+	       uint64_t *dep, struct pcr_stamp_undo *undo, bool one_writer)
+{
+	const uint64_t lc = pcr_rate_cost(lr, bytes);
+	enum pcr_stamp_result r;
+	unsigned int tries;
+
+	for (tries = 0; tries < PCR_CAL_TRIES; tries++) {
+		uint64_t e = one_writer ? *leaf :
+				 __atomic_load_n(leaf, __ATOMIC_ACQUIRE);
+		uint64_t nw;
+
+		r = pcr_stamp_lead_(f, fr,
+				    pcr_policy_allow(e, now, lc, lr->burst),
+				    lv, n, now, limit, cap, lead, bytes, dep,
+				    undo, one_writer);
+		if (r != PCR_STAMP_PLACED)
+			return r;
+		nw = pcr_policy_after(e, *dep, lc, lr->burst);
+		if (one_writer)
+			*leaf = nw;
+		else if (!__atomic_compare_exchange_n(leaf, &e, nw, false,
+						      __ATOMIC_ACQ_REL,
+						      __ATOMIC_ACQUIRE)) {
+			unsigned int i;
+
+			/* another lcore charged the leaf first */
+			for (i = 0; i < n; i++)
+				pcr_cal_refund_level(&lv[i], false);
+			f->empty -= undo->fcost;
+			f->last_dep = undo->prev_last;
+			continue;
+		}
+		undo->leaf = leaf;
+		undo->lcost = lc;
+		return r;
+	}
+	return PCR_STAMP_BEYOND;
 }
 
 /** pcr_stamp_lead() without a lead: every packet is stamped (or refused
@@ -254,6 +330,7 @@ pcr_stamp_run(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 		}
 		undo[i].prev_last = last;
 		undo[i].fcost = c;
+		undo[i].leaf = NULL;
 		last = t;
 		if (c != 0)
 			empty = pcr_policy_after(empty, t, c, fr->burst);
@@ -267,7 +344,7 @@ pcr_stamp_run(struct pcr_stamp_flow *f, const struct pcr_rate *fr,
 /**
  * Give back what pcr_stamp() charged for a packet that is dropped after
  * all: every shared level where it was charged (@p n 0 for a capped one,
- * which charged none), and its flow. Several packets of one flow are
+ * which charged none), its leaf (pcr_stamp_leaf()) and its flow. Several packets of one flow are
  * given back newest first, so the flow is as before the oldest of them.
  */
 static inline void
@@ -283,6 +360,13 @@ pcr_stamp_refund(struct pcr_stamp_flow *f, const struct pcr_stamp_undo *undo,
 	 * packet found it, or later by no more than its own lead */
 	f->empty -= undo->fcost;
 	f->last_dep = undo->prev_last;
+	if (undo->leaf != NULL) {
+		if (one_writer)
+			*undo->leaf -= undo->lcost;
+		else
+			__atomic_fetch_sub(undo->leaf, undo->lcost,
+					   __ATOMIC_RELAXED);
+	}
 }
 
 #ifdef __cplusplus

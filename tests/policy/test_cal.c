@@ -246,7 +246,7 @@ one_packet(struct scenario *s, unsigned int fi, uint32_t bytes, uint64_t now,
 	   bool give_back, uint64_t *last_dep)
 {
 	struct pcr_cal_level lv[PCR_CAL_LEVELS_MAX];
-	struct pcr_stamp_undo undo = { 0, 0 };
+	struct pcr_stamp_undo undo = { 0 };
 	unsigned int n = levels_of(s, fi, bytes, lv);
 	unsigned int c = s->flow_cls[fi];
 	uint64_t dep;
@@ -670,7 +670,7 @@ mt_worker(void *arg)
 		for (i = 0; i < MT_PER_STEP; i++) {
 			struct pcr_stamp_flow f;
 			struct pcr_cal_level lv[2];
-			struct pcr_stamp_undo undo = { 0, 0 };
+			struct pcr_stamp_undo undo = { 0 };
 			uint32_t bytes = 64 + (x->id * 131 + i * 71) % 1451;
 			uint64_t dep;
 
@@ -840,7 +840,7 @@ test_refund_exact(void **state)
 	struct level l;
 	struct pcr_cal_level lv;
 	struct pcr_stamp_flow f = { 0, 0 };
-	struct pcr_stamp_undo undo = { 0, 0 };
+	struct pcr_stamp_undo undo = { 0 };
 	struct pcr_rate none;
 	uint64_t now, dep, dep2, before, i;
 

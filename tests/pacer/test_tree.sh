@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The pacer authors
+#
+# The subscriber tree (issue 36): an ISP's nodes from LibreQoS's
+# network.json, its subscribers from ShapedDevices.csv, each packet's
+# subscriber found by longest-prefix match and every node on its path
+# holding its max rate. Four levels under the port:
+#
+#   Site_A 20 (up 10) > AP_1 8 (4)  > alice 5 (2) 2 flows, bob 5 (2) 2 flows
+#                     > AP_2 10 (5) > AP_2a 6 (3) > carol 10 (5) a /24
+#   Site_B 6 (3)      > dave 3 (1.5): IPv4 and an IPv6 /48
+#   (port)            > erin 2 (1): 198.19.4.0/24, frank 1 (0.5): .9 in it
+#   (nobody)          > 198.19.9.9: unshaped, goes by the classes
+#
+# 1000-byte frames, every backlog arriving at once (--replay). Download:
+# what leaves by port 0, the port that faces the subscribers, by
+# destination. Judged from the output capture by tree_judge.py (the tree
+# read again with Python's json, csv and ipaddress): every node within
+# max x (W + L) + burst + bucket + frame at W = 1, 10, 100 ms; the
+# bottleneck of each path at its rate within 3 % over its run (AP_1 8,
+# alice and bob 4 each: two flows each, round robin; AP_2a 6, dave 3,
+# erin 2, frank 1 though its /32 is inside erin's /24); each node's sent
+# count in pacer's statistics equal to the capture's; per-flow order;
+# conserved. Upload: the same frames from the subscribers (source
+# addresses) leaving by port 1, the one that faces the Internet, at the
+# upload rates. Bad input: a bad file, a tree too deep, a port that does
+# not exist: exit 2, the message naming it, nothing started.
+source "$(dirname "$0")/lib.sh"
+
+judge=$here/tree_judge.py
+
+cat >"$tmp/network.json" <<'JSON'
+{
+  "Site_A": {"downloadBandwidthMbps": 20, "uploadBandwidthMbps": 10, "type": "Site",
+    "children": {
+      "AP_1": {"downloadBandwidthMbps": 8, "uploadBandwidthMbps": 4, "type": "AP"},
+      "AP_2": {"downloadBandwidthMbps": 10, "uploadBandwidthMbps": 5, "type": "AP",
+        "children": {
+          "AP_2a": {"downloadBandwidthMbps": 6, "uploadBandwidthMbps": 3, "type": "AP"}}}}},
+  "Site_B": {"downloadBandwidthMbps": 6, "uploadBandwidthMbps": 3, "type": "Site"}
+}
+JSON
+cat >"$tmp/subs.csv" <<'CSV'
+Circuit ID,Circuit Name,Device ID,Device Name,Parent Node,MAC,IPv4,IPv6,Download Min Mbps,Upload Min Mbps,Download Max Mbps,Upload Max Mbps,Comment
+alice,Alice,a1,router,AP_1,,198.19.1.1,,1,1,5,2,
+bob,Bob,b1,router,AP_1,,198.19.1.2,,1,1,5,2,
+carol,Carol,c1,router,AP_2a,,198.19.2.0/24,,1,1,10,5,
+dave,Dave,d1,router,Site_B,,198.19.3.1,2001:db8:3::/48,1,1,3,1.5,
+erin,Erin,e1,router,,,198.19.4.0/24,,1,1,2,1,
+frank,Frank,f1,router,,,198.19.4.9,,0.5,0.5,1,0.5,
+CSV
+
+# gen_all DIR-FLAG OUT: every subscriber's backlog, the subscriber's
+# address as destination (--dst) or source (--src)
+gen_all() {
+    local side=$1 out=$2 app=()
+    local runs=(
+        "--flows 2 --count 320 --sport 10000 198.19.1.1"
+        "--flows 2 --count 320 --sport 11000 198.19.1.2"
+        "--flows 1 --count 240 --sport 12000 198.19.2.7"
+        "--flows 1 --count 60 --sport 13000 198.19.3.1"
+        "--flows 1 --count 60 --sport 13100 --ipv6 2001:db8:3::5"
+        "--flows 1 --count 150 --sport 14000 198.19.4.1"
+        "--flows 1 --count 75 --sport 15000 198.19.4.9"
+        "--flows 1 --count 50 --sport 16000 198.19.9.9"
+    )
+    local r args addr
+    for r in "${runs[@]}"; do
+        read -ra args <<<"$r"
+        addr=${args[-1]}
+        unset 'args[-1]'
+        if [ "$side" = dst ]; then
+            [[ $addr == *:* ]] && args+=(--src 2001:db8:ff::1)
+        else
+            [[ $addr == *:* ]] && args+=(--dst 2001:db8:ff::1)
+        fi
+        "$gen" -o "$out" "${app[@]}" --size 1000 --gap-ns 1000 "${args[@]}" "--$side" "$addr" 2>/dev/null
+        app=(--append)
+    done
+}
+total=1275
+
+# --- download: port 0 faces the subscribers -----------------------------
+gen_all dst "$tmp/down.pcap"
+run_pacer down $(eal "net_pcap0,rx_pcap=$tmp/down.pcap,tx_pcap=$tmp/down.out.pcap") \
+    -- --replay --mbufs 8192 --max-flows 1024 --exit-on-idle 300 \
+    --network "$tmp/network.json" --subscribers "$tmp/subs.csv"
+[ "$rc" -eq 0 ] || fail "download: pacer exited $rc: $(cat "$tmp/down.err")"
+grep -q "subscriber tree: 5 nodes, 6 subscribers (6 IPv4 and 1 IPv6 prefixes), 4 levels; port 0 faces the subscribers" \
+    "$tmp/down.out" || fail "download: no tree line: $(cat "$tmp/down.out")"
+conserved "$tmp/down.json" || fail "download: not conserved"
+expect "$tmp/down.json" "d['ports'][0]['tx_packets'] == $total" \
+    'd["ports"][0]["dropped_total"] == 0' 'd["tree"]["subscribers"] == 6' ||
+    fail "download: every frame sent"
+python3 "$judge" --stats "$tmp/down.json" --network "$tmp/network.json" \
+    --subscribers "$tmp/subs.csv" --direction download \
+    --expect AP_1:8mbit:0.03 --expect alice:4mbit:0.03 --expect bob:4mbit:0.03 \
+    --expect AP_2a:6mbit:0.03 --expect dave:3mbit:0.03 --expect erin:2mbit:0.03 \
+    --expect frank:1mbit:0.03 "$tmp/down.out.pcap" || note "download: the tree's rates (above)"
+
+# --- upload: port 0 faces the subscribers, what they send leaves by 1 ----
+gen_all src "$tmp/up.pcap"
+"$gen" -o "$tmp/empty.pcap" --count 0 2>/dev/null
+run_pacer up $(eal "net_pcap0,rx_pcap=$tmp/up.pcap,tx_pcap=$tmp/up.out0.pcap" \
+    "net_pcap1,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/up.out.pcap") \
+    -- --replay --mbufs 8192 --max-flows 1024 --exit-on-idle 300 \
+    --network "$tmp/network.json" --subscribers "$tmp/subs.csv" --subscriber-port 0
+[ "$rc" -eq 0 ] || fail "upload: pacer exited $rc: $(cat "$tmp/up.err")"
+conserved "$tmp/up.json" || fail "upload: not conserved"
+expect "$tmp/up.json" "d['ports'][1]['tx_packets'] == $total" \
+    'd["ports"][1]["dropped_total"] == 0' || fail "upload: every frame sent"
+python3 "$judge" --stats "$tmp/up.json" --network "$tmp/network.json" \
+    --subscribers "$tmp/subs.csv" --direction upload --port 1 \
+    --expect AP_1:4mbit:0.03 --expect alice:2mbit:0.03 --expect bob:2mbit:0.03 \
+    --expect AP_2a:3mbit:0.03 --expect dave:1.5mbit:0.03 --expect erin:1mbit:0.03 \
+    --expect frank:0.5mbit:0.03 "$tmp/up.out.pcap" || note "upload: the tree's rates (above)"
+
+# --- bad input: exit 2, named, nothing started ----------------------------
+bad() {
+    local what=$1 want=$2
+    shift 2
+    run_pacer bad $(eal "net_pcap0,rx_pcap=$tmp/empty.pcap,tx_pcap=$tmp/bad.pcap") -- "$@"
+    [ "$rc" -eq 2 ] || note "$what: exit $rc, want 2: $(cat "$tmp/bad.err")"
+    grep -qF -- "$want" "$tmp/bad.err" || note "$what: no '$want' in: $(cat "$tmp/bad.err")"
+    ! grep -q "pacer: lcore" "$tmp/bad.out" || note "$what: workers started"
+}
+sed 's/"downloadBandwidthMbps": 8,/"downloadBandwidthMbps": -8,/' "$tmp/network.json" >"$tmp/neg.json"
+bad "a negative rate" "node 'Site_A/AP_1': downloadBandwidthMbps" --network "$tmp/neg.json"
+sed 's/,5,2,$/,5,x,/' "$tmp/subs.csv" >"$tmp/badrate.csv"
+bad "a bad rate" "badrate.csv:2: Upload Max Mbps 'x'" --network "$tmp/network.json" \
+    --subscribers "$tmp/badrate.csv"
+python3 - "$tmp/deep.json" <<'PY'
+import json, sys
+# L1 > L2 > ... > L9: nine interior levels
+node = {"downloadBandwidthMbps": 10, "uploadBandwidthMbps": 10}
+for i in range(8, 0, -1):
+    node = {"downloadBandwidthMbps": 10, "uploadBandwidthMbps": 10,
+            "children": {"L%d" % (i + 1): node}}
+json.dump({"L1": node}, open(sys.argv[1], "w"))
+PY
+bad "a tree too deep" "node 'L9' is 9 levels deep" --network "$tmp/deep.json"
+bad "no such port" "--subscriber-port 3: there is no such port (ports 0..0)" \
+    --network "$tmp/network.json" --subscribers "$tmp/subs.csv" --subscriber-port 3
+notes_done "ok: the subscriber tree: every node within its bound, the bottlenecks at their rates, both directions; bad files refused"
