@@ -443,7 +443,9 @@ struct pcr_stage_flow {
 	uint32_t prev;     /**< previous one */
 	uint32_t lru_next, lru_prev; /**< its class's flows by last stamp
 				      *   (completion order: the guard) */
-	int32_t deficit;   /**< bytes it may still stamp this turn */
+	int32_t deficit;   /**< bytes it may still stamp this turn; a
+			    *   subscriber's flow: its tag (dataplane.c,
+			    *   "Subscriber shares") */
 	uint16_t cls;      /**< the class it is held in */
 	uint8_t level;     /**< its level there (lib/policy/pcr_rank.h) */
 	uint8_t boost;     /**< frames the starvation guard still gives it
@@ -471,6 +473,21 @@ struct pcr_stage_class {
 	struct pcr_rank_set set;
 };
 
+/** What one RX lcore holds under one node of a subscriber tree
+ *  (dataplane.c, "Subscriber shares"). */
+struct pcr_tree_held {
+	uint32_t n;      /**< a leaf: its held flows; an interior node: its
+			  *   children holding any */
+	uint32_t pass;   /**< the last staging pass that looked at a
+			  *   branch under it that could go */
+	uint64_t wsum;   /**< an interior node: those children's weights */
+	uint64_t vt;     /**< its children's virtual time (a leaf: its
+			  *   flows', in bytes) */
+	uint64_t tag;    /**< its own tag at its parent */
+	uint32_t full;   /**< the last pass that found its calendar full:
+			  *   its children's shares count while it is */
+};
+
 /** One egress port's staging on one RX lcore. */
 struct pcr_stage_port {
 	uint64_t active;     /**< bit per class with staged flows */
@@ -483,6 +500,17 @@ struct pcr_stage_port {
 	struct pcr_lead lead; /**< the lead, from the gaps between passes */
 	uint32_t pass;       /**< passes, for pcr_stage_class.skip */
 	uint32_t turn;       /**< bytes stamped in this class's turn */
+	/** the port's subscriber tree (NULL: none) and what this lcore
+	 *  holds of it (dataplane.c, "Subscriber shares"): per node, held
+	 *  flows (a leaf) or held children (an interior node) and their
+	 *  weights; the top level's weights; the tree's held flows */
+	const struct pcr_tree *tree;
+	struct pcr_tree_held *held;
+	uint64_t tree_wsum;
+	uint64_t tree_vt;    /**< the top level's virtual time */
+	uint32_t tree_pass;  /**< the same, for the top level */
+	uint32_t tree_full;  /**< the last pass the class or port was full */
+	uint32_t tree_flows;
 	struct pcr_stage_class cls[PCR_MAX_CLASSES];
 };
 
@@ -518,7 +546,8 @@ struct pcr_flowtab {
 	uint32_t iter;           /**< ageing position */
 	uint32_t age_batch;      /**< entries looked at per ageing pass */
 	uint64_t next_age_tsc;
-	struct pcr_stage_port *sport; /**< [n_ports], by egress port */
+	struct pcr_stage_port *sport; /**< [n_sport], by egress port */
+	uint16_t n_sport;
 	/** completed transactions, by class (this lcore writes, the
 	 *  control lcore reads: pcr_rank_poll()) */
 	struct pcr_rank_hist *hist; /**< [PCR_MAX_CLASSES] */

@@ -553,6 +553,17 @@ pcr_stage_setup(struct pcr_app *a)
 							     1000000),
 				      now);
 			lc->st[p].stage_lead_tsc = a->dp.stage_lead_tsc;
+			if (a->tree[p] == NULL)
+				continue;
+			lc->ft->sport[p].tree = a->tree[p];
+			lc->ft->sport[p].held = rte_zmalloc_socket(
+				"pcr_tree_held",
+				sizeof(struct pcr_tree_held) *
+					a->tree[p]->n_nodes,
+				RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(l));
+			if (lc->ft->sport[p].held == NULL)
+				pcr_fatal("lcore %u: out of memory for the subscriber tree's staging",
+					  l);
 		}
 		RTE_LCORE_FOREACH_WORKER(o) {
 			if (o != l && (a->lcores[o]->roles & PCR_ROLE_RX))

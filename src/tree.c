@@ -75,14 +75,21 @@ tree_port(struct pcr_app *a, uint16_t p, bool down, const uint32_t *parent,
 	const uint32_t ni = isp->n_nodes, n = ni + isp->n_circuits;
 	const uint64_t burst = a->cfg.burst + a->cfg.wire_overhead;
 	struct pcr_tree *t;
-	uint64_t *bps;
+	uint64_t *bps, *w;
 	uint32_t i;
 
 	t = rte_zmalloc("pcr_tree", sizeof(*t), RTE_CACHE_LINE_SIZE);
-	bps = rte_zmalloc("pcr_tree_bps", sizeof(*bps) * n, 0);
-	if (t == NULL || bps == NULL)
-		goto nomem;
+	bps = rte_zmalloc("pcr_tree_bps", sizeof(*bps) * (n ? n : 1), 0);
+	w = rte_zmalloc("pcr_tree_weight", sizeof(*w) * (n ? n : 1), 0);
+	if (t == NULL || bps == NULL || w == NULL) {
+		rte_free(t);
+		rte_free(bps);
+		rte_free(w);
+		PCR_LOG(ERR, "port %u: no memory for the subscriber tree", p);
+		return -ENOMEM;
+	}
 	*out = t;
+	t->weight = w;
 	t->n_nodes = n;
 	t->n_interior = ni;
 	t->down = down;
@@ -91,15 +98,30 @@ tree_port(struct pcr_app *a, uint16_t p, bool down, const uint32_t *parent,
 	t->bps = bps;
 	for (i = 0; i < ni; i++)
 		bps[i] = down ? isp->nodes[i].down_bps : isp->nodes[i].up_bps;
-	for (i = 0; i < isp->n_circuits; i++)
-		bps[ni + i] = down ? isp->circuits[i].down_max_bps :
-				     isp->circuits[i].up_max_bps;
+	for (i = 0; i < isp->n_circuits; i++) {
+		const struct pcr_isp_circuit *ci = &isp->circuits[i];
+		uint64_t min = down ? ci->down_min_bps : ci->up_min_bps;
+
+		bps[ni + i] = down ? ci->down_max_bps : ci->up_max_bps;
+		w[ni + i] = min != 0 ? min : PCR_TREE_WEIGHT_DEFAULT;
+		if (parent[ni + i] != PCR_TREE_NONE)
+			w[parent[ni + i]] += w[ni + i];
+	}
+	/* children after their parents: the sums go up in one pass back */
+	for (i = ni; i-- > 0;) {
+		if (w[i] == 0)
+			w[i] = PCR_TREE_WEIGHT_DEFAULT; /* no subscriber below */
+		if (parent[i] != PCR_TREE_NONE)
+			w[parent[i]] += w[i];
+	}
 	t->cal = rte_zmalloc("pcr_tree_cal", sizeof(*t->cal) * (ni ? ni : 1), 0);
 	t->empty = rte_zmalloc("pcr_tree_leaf",
 			       sizeof(*t->empty) * (n - ni ? n - ni : 1),
 			       RTE_CACHE_LINE_SIZE);
-	if (t->cal == NULL || t->empty == NULL)
-		goto nomem;
+	if (t->cal == NULL || t->empty == NULL) {
+		PCR_LOG(ERR, "port %u: no memory for the subscriber tree", p);
+		return -ENOMEM;
+	}
 	for (i = 0; i < ni; i++) {
 		struct pcr_cal_params cp;
 		struct pcr_rate r;
@@ -120,11 +142,6 @@ tree_port(struct pcr_app *a, uint16_t p, bool down, const uint32_t *parent,
 	for (i = 0; i < n - ni; i++)
 		t->empty[i] = (uint64_t)0 - PCR_POLICY_IDLE;
 	return 0;
-nomem:
-	if (t == NULL)
-		rte_free(bps);
-	PCR_LOG(ERR, "port %u: no memory for the subscriber tree", p);
-	return -ENOMEM;
 }
 
 int
@@ -193,6 +210,7 @@ pcr_tree_free(struct pcr_app *a)
 		rte_free(t->cal);
 		rte_free(t->empty);
 		rte_free((void *)(uintptr_t)t->bps);
+		rte_free((void *)(uintptr_t)t->weight);
 		rte_free(t);
 		a->tree[p] = NULL;
 	}

@@ -42,6 +42,8 @@
  *  class and the port aggregate: PCR_CAL_LEVELS_MAX levels). LibreQoS's
  *  example network.json is six deep. */
 #define PCR_TREE_DEPTH_MAX (PCR_CAL_LEVELS_MAX - 2)
+/** A leaf's weight without a min rate (bit/s). */
+#define PCR_TREE_WEIGHT_DEFAULT 1000000u
 
 /**
  * One egress port's tree: its shape (shared by every port's tree), its
@@ -59,6 +61,11 @@ struct pcr_tree {
 	const uint32_t *parent;  /**< [n_nodes]: PCR_TREE_NONE under the port */
 	const struct pcr_leafmap *map; /**< address -> leaf id */
 	const uint64_t *bps;     /**< [n_nodes]: max, bit/s (0: unlimited) */
+	/** [n_nodes]: each node's weight among its siblings, bit/s: a
+	 *  leaf's min (1 Mbit/s without one), an interior node's the sum of
+	 *  its children's (htb's rate under a parent: the sum of the
+	 *  children's, as LibreQoS sets them) */
+	const uint64_t *weight;
 	struct pcr_cal **cal;    /**< [n_interior]: NULL where unlimited */
 	uint64_t *empty;         /**< [n_nodes - n_interior]: the leaves'
 				  *   token buckets (pcr_policy.empty), one

@@ -116,6 +116,61 @@ python3 "$judge" --stats "$tmp/up.json" --network "$tmp/network.json" \
     --expect AP_2a:3mbit:0.03 --expect dave:1.5mbit:0.03 --expect erin:1mbit:0.03 \
     --expect frank:0.5mbit:0.03 "$tmp/up.out.pcap" || note "upload: the tree's rates (above)"
 
+# --- shares: children of a busy node by weight, not by flows --------------
+# AP_3 10: gina 20 flows, hank 1 flow (min 1 each): 5 and 5.
+# AP_4 8: ivy min 6, jack min 2 (max 8 each): 6 and 2.
+# Site_C 8 > AP_5 (kim) and AP_6 (lee, max, moe, ned), min 1 each: the
+# APs weigh 1 and 4 (the mins below them), 1.6 each subscriber.
+# Every share judged in each 100 ms window (tree_judge.py --share),
+# within 5 % and a frame.
+cat >"$tmp/net2.json" <<'JSON'
+{
+  "AP_3": {"downloadBandwidthMbps": 10, "uploadBandwidthMbps": 10},
+  "AP_4": {"downloadBandwidthMbps": 8, "uploadBandwidthMbps": 8},
+  "Site_C": {"downloadBandwidthMbps": 8, "uploadBandwidthMbps": 8,
+    "children": {
+      "AP_5": {"downloadBandwidthMbps": 8, "uploadBandwidthMbps": 8},
+      "AP_6": {"downloadBandwidthMbps": 8, "uploadBandwidthMbps": 8}}}
+}
+JSON
+cat >"$tmp/subs2.csv" <<'CSV'
+Circuit ID,Circuit Name,Device ID,Device Name,Parent Node,MAC,IPv4,IPv6,Download Min Mbps,Upload Min Mbps,Download Max Mbps,Upload Max Mbps,Comment
+gina,,g,,AP_3,,198.19.5.1,,1,1,10,10,20 flows
+hank,,h,,AP_3,,198.19.5.2,,1,1,10,10,1 flow
+ivy,,i,,AP_4,,198.19.6.1,,6,6,8,8,
+jack,,j,,AP_4,,198.19.6.2,,2,2,8,8,
+kim,,k,,AP_5,,198.19.7.1,,1,1,8,8,
+lee,,l,,AP_6,,198.19.7.2,,1,1,8,8,
+max,,m,,AP_6,,198.19.7.3,,1,1,8,8,
+moe,,o,,AP_6,,198.19.7.4,,1,1,8,8,
+ned,,n,,AP_6,,198.19.7.5,,1,1,8,8,
+CSV
+rm -f "$tmp/shares.pcap"
+app=()
+sport=20000
+for r in "20 600 198.19.5.1" "1 600 198.19.5.2" "1 720 198.19.6.1" "1 240 198.19.6.2" \
+         "1 160 198.19.7.1" "1 160 198.19.7.2" "1 160 198.19.7.3" "1 160 198.19.7.4" \
+         "1 160 198.19.7.5"; do
+    read -r fl cnt dst <<<"$r"
+    "$gen" -o "$tmp/shares.pcap" "${app[@]}" --size 1000 --gap-ns 1000 --flows "$fl" \
+        --count "$cnt" --sport "$sport" --dst "$dst" 2>/dev/null
+    app=(--append)
+    sport=$((sport + 100))
+done
+run_pacer shares $(eal "net_pcap0,rx_pcap=$tmp/shares.pcap,tx_pcap=$tmp/shares.out.pcap") \
+    -- --replay --mbufs 8192 --max-flows 1024 --exit-on-idle 300 \
+    --network "$tmp/net2.json" --subscribers "$tmp/subs2.csv"
+[ "$rc" -eq 0 ] || fail "shares: pacer exited $rc: $(cat "$tmp/shares.err")"
+conserved "$tmp/shares.json" || fail "shares: not conserved"
+expect "$tmp/shares.json" "d['ports'][0]['tx_packets'] == 2960" \
+    'd["ports"][0]["dropped_total"] == 0' || fail "shares: every frame sent"
+python3 "$judge" --stats "$tmp/shares.json" --network "$tmp/net2.json" \
+    --subscribers "$tmp/subs2.csv" --direction download \
+    --share gina:5mbit:0.05 --share hank:5mbit:0.05 --share ivy:6mbit:0.05 \
+    --share jack:2mbit:0.05 --share AP_5:1.6mbit:0.05 --share AP_6:6.4mbit:0.05 \
+    --share lee:1.6mbit:0.05 --share ned:1.6mbit:0.05 \
+    "$tmp/shares.out.pcap" || note "shares: by weight, not by flows (above)"
+
 # --- bad input: exit 2, named, nothing started ----------------------------
 bad() {
     local what=$1 want=$2

@@ -26,7 +26,10 @@
 # (its bytes after the first frame over first to last departure) is
 # within TOL (a fraction) of RATE, less the share of that time pacer's
 # staging went unserved past its lead (STATS stage_stall_ns: a worker off
-# its CPU; the calendars' time it missed is gone), never more. The frames counted at each node equal
+# its CPU; the calendars' time it missed is gone), never more.
+# --share NAME:RATE:TOL: the same in every 100 ms window of the node's busy
+# span but its first and last, give or take one frame (its weighted
+# max-min fair share, which the test works out from the tree). The frames counted at each node equal
 # pacer's own per-node tx_packets (STATS tree), and frames of no
 # subscriber are counted apart. Per-flow order as windows.py checks it.
 # Exit status: 0 all hold, 1 one did not (named on stderr), 2 bad input.
@@ -94,6 +97,8 @@ def main():
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--window", type=float, action="append")
     ap.add_argument("--expect", action="append", default=[])
+    ap.add_argument("--share", action="append", default=[],
+                    help="NAME:RATE:TOL, in every 100 ms window")
     a = ap.parse_args()
     try:
         st = json.load(open(a.stats))
@@ -108,10 +113,14 @@ def main():
         pst = {n["name"]: n for n in tree["nodes"]}
         nodes, prefixes = load_tree(a.network, a.subscribers, a.direction)
         raw = windows.read_pcap(a.pcap)
-        expects = []
+        expects, shares = [], []
         for e in a.expect:
             name, rate, tol = e.rsplit(":", 2)
             expects.append((name, windows.parse_rate(rate), float(tol)))
+        for e in a.share:
+            name, rate, tol = e.rsplit(":", 2)
+            shares.append((name, windows.parse_rate(rate), float(tol)))
+        share_ms = 100
     except (OSError, ValueError, KeyError, IndexError, TypeError) as ex:
         print("tree_judge.py: %s" % ex, file=sys.stderr)
         return 2
@@ -192,6 +201,32 @@ def main():
             bad.append("%s: %.0f bit/s over %.3f s, expected %.0f to %.0f (%g %%, "
                        "%.1f %% of it the staging stalled)"
                        % (name, got, span / 1e9, lo, rate * (1 + tol), tol * 100, lost * 100))
+    # --share: every 100 ms window within the node's busy span (the
+    # first and last left out: it began and ended inside them)
+    for name, rate, tol in shares:
+        fr = frames.get(name, [])
+        w = share_ms * 1e6
+        if len(fr) < 2 or fr[-1][0] - fr[0][0] < 3 * w:
+            bad.append("%s: %d frames over %.3f s, too few to judge its share" %
+                       (name, len(fr), (fr[-1][0] - fr[0][0]) / 1e9 if fr else 0))
+            continue
+        want = rate / 8 * w / 1e9
+        # the staging's stalls took at most their own time from it
+        slack_lo = rate / 8 * stall_ns / 1e9
+        worst, j, t = 0.0, 0, fr[0][0] + w
+        while t + 2 * w <= fr[-1][0]:
+            got = sum(b for tt, b in fr if t <= tt < t + w)
+            dev = (got - want) / want
+            if abs(dev) > abs(worst):
+                worst = dev
+            if got > want * (1 + tol) + fmax or got < want * (1 - tol) - fmax - slack_lo:
+                bad.append("%s: %d bytes in [%.0f, %.0f) ms, its share %.0f +- %g %% "
+                           "and a frame" % (name, got, (t - fr[0][0]) / 1e6,
+                                            (t + w - fr[0][0]) / 1e6, want, tol * 100))
+                break
+            t += w
+        print("%-14s share %s: worst %g ms window %+.1f %%" %
+              (name, windows.fmt_rate(rate), share_ms, worst * 100))
     if order:
         bad.append("%d frame(s) out of order within their flow" % order)
     print("frames of no subscriber: %d" % other)
