@@ -597,6 +597,8 @@ enum stage_block {
 			    * is within the lead, and a shared level has no
 			    * room from there: it goes once one has; only
 			    * itself is known to wait */
+	STAGE_BLOCK_NODE,  /* a node of its subscriber's path has none:
+			    * the flows of other subscribers may go */
 	STAGE_BLOCK_CLASS, /* its class has no room within the lead */
 	STAGE_BLOCK_PORT,  /* the port aggregate has none */
 };
@@ -732,10 +734,8 @@ stamp_try(const struct stamp_ctx *x, struct stamp_batch *b,
 				 lv[0].cal == rs->cls_cal[f->class_id])
 				*why = STAGE_BLOCK_CLASS;
 			else
-				/* a node of its subscriber's path: the flows
-				 * of other subscribers may go */
 				*why = f->leaf != PCR_TREE_NONE ?
-					       STAGE_BLOCK_FLOW :
+					       STAGE_BLOCK_NODE :
 					       STAGE_BLOCK_CLASS;
 			return r;
 		}
@@ -1526,15 +1526,18 @@ tree_served(struct pcr_stage_port *sp, int32_t *ftag, uint32_t leaf,
  * aggregate). */
 static void
 tree_full(struct pcr_stage_port *sp, const struct stamp_ctx *x,
-	  const struct pcr_flow *f, const struct pcr_cal_level *lv,
-	  unsigned int nl, uint32_t pass)
+	  const struct pcr_flow *f, enum stage_block why,
+	  const struct pcr_cal_level *lv, unsigned int nl, uint32_t pass)
 {
 	const struct pcr_tree *t = sp->tree;
-	unsigned int i;
+	unsigned int i = nl;
 	uint32_t n;
 
-	for (i = 0; i < nl && !lv[i].full; i++)
-		;
+	/* lv[].full says which level had no room, where one was looked
+	 * at: not where its own bound held it beyond the lead */
+	if (why != STAGE_BLOCK_FLOW)
+		for (i = 0; i < nl && !lv[i].full; i++)
+			;
 	if (i == nl) {
 		/* its own bound: its leaf's (or its previous frame's) */
 		sp->held[f->leaf].full = pass;
@@ -1798,8 +1801,8 @@ stage_serve(struct pcr_lcore *lc, uint16_t p)
 		r = stamp_try(&x, &b, f, m, bytes, x.lead, arr, &why);
 		if (r == PCR_STAMP_WAIT) {
 			if (shared)
-				tree_full(sp, &x, f, b.lv[b.k], b.n_lv[b.k],
-					  sp->pass);
+				tree_full(sp, &x, f, why, b.lv[b.k],
+					  b.n_lv[b.k], sp->pass);
 			if (why == STAGE_BLOCK_PORT) {
 				port_full = true;
 				break; /* no class can go */
