@@ -38,6 +38,7 @@
 #include "dataplane.h"
 #include "pacer.h"
 #include "snapshot.h"
+#include "tree.h"
 #include "pcr_clock.h"
 
 #define PROMPT "pacer> "
@@ -870,6 +871,344 @@ static cmdline_parse_inst_t cmd_show_flows_top_by = {
 		    (void *)&cmd_flows_by, (void *)&cmd_flows_order, NULL },
 };
 
+/* ------------------------------------------------------------------ */
+/* The subscriber tree: show node / show tree / show top nodes          */
+
+/* A rate in tc's units, for a table. */
+static void
+rate_str(char *buf, size_t len, double bps)
+{
+	if (bps >= 1e9)
+		snprintf(buf, len, "%.3gGbit", bps / 1e9);
+	else if (bps >= 1e6)
+		snprintf(buf, len, "%.3gMbit", bps / 1e6);
+	else if (bps >= 1e3)
+		snprintf(buf, len, "%.3gKbit", bps / 1e3);
+	else
+		snprintf(buf, len, "%.0fbit", bps);
+}
+
+/* No tree: say how to have one. */
+static bool
+tree_missing(FILE *f)
+{
+	if (pcr_tree_n_nodes(&pcr_app) != 0)
+		return false;
+	fprintf(f, "error: no subscriber tree (start pacer with --network and/or --subscribers)\n");
+	return true;
+}
+
+static void
+show_node(FILE *f, const void *v)
+{
+	const char *name = v;
+	struct pcr_node_info ni;
+	int32_t id;
+	unsigned int k;
+
+	if (tree_missing(f))
+		return;
+	id = pcr_tree_node_find(&pcr_app, name);
+	if (id < 0) {
+		fprintf(f, "error: node '%s': no such node or Circuit ID in the tree\n",
+			name);
+		return;
+	}
+	pcr_tree_node_info(&pcr_app, (uint32_t)id, &ni);
+	fprintf(f, "  %s (%s%s%s), depth %u, under %s, %u children\n", ni.name,
+		ni.type, ni.leaf && ni.circuit_name[0] ? ": " : "",
+		ni.leaf ? ni.circuit_name : "", ni.depth,
+		ni.parent != NULL ? ni.parent : "the port", ni.children);
+	if (ni.leaf)
+		fprintf(f, "  min %.6g/%.6g Mbps, max %.6g/%.6g Mbps (down/up), %u devices, %u prefixes\n",
+			ni.down_min_bps / 1e6, ni.up_min_bps / 1e6,
+			ni.down_max_bps / 1e6, ni.up_max_bps / 1e6, ni.devices,
+			ni.prefixes);
+	else
+		fprintf(f, "  max %.6g/%.6g Mbps (down/up)\n", ni.down_max_bps / 1e6,
+			ni.up_max_bps / 1e6);
+	fprintf(f, "  %4s %-9s %10s %10s %12s %14s %10s\n", "port", "direction",
+		"max", "weight", "tx_packets", "tx_bytes", "rate");
+	for (k = 0; k < ni.n_ports; k++) {
+		const struct pcr_node_port *np = &ni.port[k];
+		char mx[32], w[32], r[32];
+
+		rate_str(mx, sizeof(mx), (double)np->max_bps);
+		rate_str(w, sizeof(w), (double)np->weight);
+		rate_str(r, sizeof(r), np->rate_bps);
+		fprintf(f, "  %4u %-9s %10s %10s %12" PRIu64 " %14" PRIu64 " %10s\n",
+			np->port, np->down ? "download" : "upload", mx, w,
+			np->tx_packets, np->tx_bytes, r);
+	}
+}
+
+struct show_tree_arg {
+	int32_t root;       /* -1: the port's top level */
+	unsigned int depth;
+};
+
+/* Most lines show tree prints (a 100,000-subscriber tree at full depth
+ * is not read at a prompt: show top nodes, --stats-json). */
+#define SHOW_TREE_LINES 2000
+
+static void
+tree_line(FILE *f, uint32_t i, unsigned int indent)
+{
+	struct pcr_node_info ni;
+	char mx[32], r[32];
+	const struct pcr_node_port *np;
+	unsigned int k;
+
+	pcr_tree_node_info(&pcr_app, i, &ni);
+	/* the download side's figures: the port that faces the subscribers */
+	for (k = 0, np = &ni.port[0]; k < ni.n_ports; k++)
+		if (ni.port[k].down)
+			np = &ni.port[k];
+	rate_str(mx, sizeof(mx), (double)np->max_bps);
+	rate_str(r, sizeof(r), np->rate_bps);
+	fprintf(f, "  %*s%-*s %-10s %10s %10s %14" PRIu64 "\n", (int)indent * 2, "",
+		(int)(32 > indent * 2 ? 32 - indent * 2 : 1), ni.name, ni.type, mx, r,
+		np->tx_bytes);
+}
+
+static void
+show_tree(FILE *f, const void *v)
+{
+	const struct show_tree_arg *a = v;
+	uint32_t stack[PCR_TREE_DEPTH_MAX + 2], n = pcr_tree_n_nodes(&pcr_app);
+	unsigned int lines = 0, top, skipped = 0;
+	uint32_t i;
+
+	if (tree_missing(f))
+		return;
+	fprintf(f, "  %-32s %-10s %10s %10s %14s   (download: port %" PRIu64 ")\n",
+		"node", "type", "max", "rate", "tx_bytes",
+		pcr_app.cfg.subscriber_port);
+	/* depth first, iteratively: a node, then its children */
+	for (i = 0; i < n; i++) {
+		uint32_t c;
+
+		if (a->root >= 0 ? i != (uint32_t)a->root :
+				   pcr_app.tree_parent[i] != PCR_TREE_NONE)
+			continue;
+		top = 0;
+		stack[top++] = i;
+		while (top > 0) {
+			uint32_t x = stack[top - 1];
+
+			if (x == PCR_TREE_NONE) {
+				top--;
+				continue;
+			}
+			/* replace x by its next sibling (within this walk),
+			 * then go down into x's children */
+			stack[top - 1] = top == 1 ? PCR_TREE_NONE :
+					 pcr_tree_next_sibling(&pcr_app, x);
+			if (lines++ < SHOW_TREE_LINES)
+				tree_line(f, x, top - 1);
+			else
+				skipped++;
+			c = pcr_tree_first_child(&pcr_app, x);
+			if (c != PCR_TREE_NONE && top < a->depth &&
+			    top < RTE_DIM(stack))
+				stack[top++] = c;
+		}
+	}
+	if (skipped != 0)
+		fprintf(f, "  ... %u more nodes (show tree NAME, or a smaller depth)\n",
+			skipped);
+}
+
+struct show_top_arg {
+	unsigned int n;
+	bool by_bytes;
+};
+
+static void
+show_top_nodes(FILE *f, const void *v)
+{
+	const struct show_top_arg *a = v;
+	uint32_t n = pcr_tree_n_nodes(&pcr_app), i, k = 0, *ids;
+	uint16_t p = (uint16_t)pcr_app.cfg.subscriber_port;
+	double *key;
+
+	if (tree_missing(f))
+		return;
+	ids = calloc(a->n + 1, sizeof(*ids));
+	key = calloc(a->n + 1, sizeof(*key));
+	if (ids == NULL || key == NULL) {
+		free(ids);
+		free(key);
+		fprintf(f, "error: out of memory\n");
+		return;
+	}
+	/* the top N by insertion: N is small, the tree is not walked twice */
+	for (i = 0; i < n; i++) {
+		struct pcr_node_info ni;
+		double x;
+		uint32_t j;
+
+		if (a->by_bytes) {
+			unsigned int q;
+
+			pcr_tree_node_info(&pcr_app, i, &ni);
+			x = 0;
+			for (q = 0; q < ni.n_ports; q++)
+				if (ni.port[q].port == p)
+					x = (double)ni.port[q].tx_bytes;
+		} else {
+			x = pcr_tree_rate(&pcr_app, p, i);
+		}
+		if (k == a->n && x <= key[k - 1])
+			continue;
+		j = k < a->n ? k++ : k - 1;
+		while (j > 0 && key[j - 1] < x) {
+			key[j] = key[j - 1];
+			ids[j] = ids[j - 1];
+			j--;
+		}
+		key[j] = x;
+		ids[j] = i;
+	}
+	fprintf(f, "  top %u nodes by %s (port %u)\n", k,
+		a->by_bytes ? "bytes sent" : "rate now", p);
+	fprintf(f, "  %-32s %-10s %10s %10s %14s\n", "node", "type", "max",
+		"rate", "tx_bytes");
+	for (i = 0; i < k; i++)
+		tree_line(f, ids[i], 0);
+	free(ids);
+	free(key);
+}
+
+/* show node NAME */
+struct cmd_node_result {
+	cmdline_fixed_string_t a, b, c;
+	pcr_word_t x, y;
+};
+
+static void
+cmd_show_node_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_node_result *r = res;
+
+	RTE_SET_USED(data);
+	print_with(cl, show_node, r->x);
+}
+
+static cmdline_parse_token_string_t cmd_node_a = STR(cmd_node_result, a, "show");
+static cmdline_parse_token_string_t cmd_node_b = STR(cmd_node_result, b, "node");
+static cmdline_parse_token_hdr_t cmd_node_x = WORD(cmd_node_result, x);
+static cmdline_parse_inst_t cmd_show_node = {
+	.f = cmd_show_node_parsed,
+	.help_str = "show node NAME: a node of the subscriber tree, or a subscriber by Circuit ID: rates, weights, what it sent, its rate now",
+	.tokens = { (void *)&cmd_node_a, (void *)&cmd_node_b, (void *)&cmd_node_x,
+		    NULL },
+};
+
+/* show tree [NAME] [depth N] */
+static void
+cmd_show_tree_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_node_result *r = res;
+	struct show_tree_arg a = { -1, 3 };
+	uintptr_t form = (uintptr_t)data; /* 1: NAME, 2: depth N, 3: both */
+	char e[PCR_CLI_LINE_MAX + 256];
+	uint64_t d;
+
+	if ((form & 1) && pcr_tree_n_nodes(&pcr_app) != 0) {
+		a.root = pcr_tree_node_find(&pcr_app, r->x);
+		if (a.root < 0) {
+			cmdline_printf(cl, "error: node '%s': no such node or Circuit ID in the tree\n",
+				       r->x);
+			return;
+		}
+	}
+	if (form & 2) {
+		if (pcr_u64_parse(form == 3 ? r->y : r->x, 1, PCR_TREE_DEPTH_MAX + 1, &d,
+				  e, sizeof(e)) != 0) {
+			cmdline_printf(cl, "error: depth %s: %s\n",
+				       form == 3 ? r->y : r->x, e);
+			return;
+		}
+		a.depth = (unsigned int)d;
+	}
+	print_with(cl, show_tree, &a);
+}
+
+static cmdline_parse_token_string_t cmd_tree_b = STR(cmd_node_result, b, "tree");
+static cmdline_parse_token_string_t cmd_tree_c = STR(cmd_node_result, c, "depth");
+static cmdline_parse_token_hdr_t cmd_tree_y = WORD(cmd_node_result, y);
+static cmdline_parse_inst_t cmd_show_tree = {
+	.f = cmd_show_tree_parsed,
+	.help_str = "show tree [NAME] [depth N]: the subscriber tree from the top (or NAME), N levels (3)",
+	.tokens = { (void *)&cmd_node_a, (void *)&cmd_tree_b, NULL },
+};
+static cmdline_parse_inst_t cmd_show_tree_name = {
+	.f = cmd_show_tree_parsed,
+	.data = (void *)1,
+	.help_str = "show tree NAME: the subtree under NAME, 3 levels",
+	.tokens = { (void *)&cmd_node_a, (void *)&cmd_tree_b, (void *)&cmd_node_x,
+		    NULL },
+};
+static cmdline_parse_inst_t cmd_show_tree_depth = {
+	.f = cmd_show_tree_parsed,
+	.data = (void *)2,
+	.help_str = "show tree depth N: the tree from the top, N levels",
+	.tokens = { (void *)&cmd_node_a, (void *)&cmd_tree_b, (void *)&cmd_tree_c,
+		    (void *)&cmd_node_x, NULL },
+};
+static cmdline_parse_inst_t cmd_show_tree_name_depth = {
+	.f = cmd_show_tree_parsed,
+	.data = (void *)3,
+	.help_str = "show tree NAME depth N: the subtree under NAME, N levels",
+	.tokens = { (void *)&cmd_node_a, (void *)&cmd_tree_b, (void *)&cmd_node_x,
+		    (void *)&cmd_tree_c, (void *)&cmd_tree_y, NULL },
+};
+
+/* show top nodes N [by rate|bytes] */
+struct cmd_top_result {
+	cmdline_fixed_string_t a, b, c, by, order;
+	pcr_word_t n;
+};
+
+static void
+cmd_show_top_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_top_result *r = res;
+	struct show_top_arg a = { 10, false };
+	char e[PCR_CLI_LINE_MAX + 256];
+	uint64_t v;
+
+	if (pcr_u64_parse(r->n, 1, 10000, &v, e, sizeof(e)) != 0) {
+		cmdline_printf(cl, "error: top nodes %s: %s\n", r->n, e);
+		return;
+	}
+	a.n = (unsigned int)v;
+	a.by_bytes = data != NULL && strcmp(r->order, "bytes") == 0;
+	print_with(cl, show_top_nodes, &a);
+}
+
+static cmdline_parse_token_string_t cmd_top_a = STR(cmd_top_result, a, "show");
+static cmdline_parse_token_string_t cmd_top_b = STR(cmd_top_result, b, "top");
+static cmdline_parse_token_string_t cmd_top_c = STR(cmd_top_result, c, "nodes");
+static cmdline_parse_token_hdr_t cmd_top_n = WORD(cmd_top_result, n);
+static cmdline_parse_token_string_t cmd_top_by = STR(cmd_top_result, by, "by");
+static cmdline_parse_token_string_t cmd_top_order = STR(cmd_top_result, order, "rate#bytes");
+static cmdline_parse_inst_t cmd_show_top = {
+	.f = cmd_show_top_parsed,
+	.help_str = "show top nodes N [by rate|bytes]: the N nodes and subscribers sending the most now (or most sent)",
+	.tokens = { (void *)&cmd_top_a, (void *)&cmd_top_b, (void *)&cmd_top_c,
+		    (void *)&cmd_top_n, NULL },
+};
+static cmdline_parse_inst_t cmd_show_top_by = {
+	.f = cmd_show_top_parsed,
+	.data = (void *)1,
+	.help_str = "show top nodes N by rate|bytes",
+	.tokens = { (void *)&cmd_top_a, (void *)&cmd_top_b, (void *)&cmd_top_c,
+		    (void *)&cmd_top_n, (void *)&cmd_top_by, (void *)&cmd_top_order,
+		    NULL },
+};
+
 /* set port N rate R */
 struct cmd_set4_result {
 	cmdline_fixed_string_t a, b, c;
@@ -1180,6 +1519,13 @@ static cmdline_parse_ctx_t main_ctx[] = {
 	(cmdline_parse_inst_t *)&cmd_show_flows,
 	(cmdline_parse_inst_t *)&cmd_show_flows_top,
 	(cmdline_parse_inst_t *)&cmd_show_flows_top_by,
+	(cmdline_parse_inst_t *)&cmd_show_node,
+	(cmdline_parse_inst_t *)&cmd_show_tree,
+	(cmdline_parse_inst_t *)&cmd_show_tree_name,
+	(cmdline_parse_inst_t *)&cmd_show_tree_depth,
+	(cmdline_parse_inst_t *)&cmd_show_tree_name_depth,
+	(cmdline_parse_inst_t *)&cmd_show_top,
+	(cmdline_parse_inst_t *)&cmd_show_top_by,
 	(cmdline_parse_inst_t *)&cmd_set_port_rate,
 	(cmdline_parse_inst_t *)&cmd_set_class_rate,
 	(cmdline_parse_inst_t *)&cmd_set_class_order,

@@ -395,6 +395,8 @@ control_loop(struct pcr_app *a)
 			poll(&pfd, c->interactive && !script_running ? 1 : 0, 2);
 		}
 		pcr_ctl_lock();
+		if (rte_rdtsc() >= pcr_tree_sample_due(a))
+			pcr_tree_sample(a, rte_rdtsc());
 		pcr_ctlsock_poll();
 		if (script_running || c->interactive) {
 			script_running = pcr_cli_poll();
@@ -663,6 +665,8 @@ main(int argc, char **argv)
 			n - 1);
 	if (pcr_tree_build(a) != 0)
 		pcr_usage_exit_eal();
+	if (pcr_tree_view_build(a) != 0)
+		pcr_fatal("out of memory for the subscriber tree's views");
 
 	a->dp.dep_dynfield = pcr_wheel_dynfield_register();
 	a->dp.flow_dynfield = rte_mbuf_dynfield_register(&flow_field);

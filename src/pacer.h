@@ -43,6 +43,7 @@ extern int pcr_logtype_ctl;
 /** The whole appliance. */
 struct pcr_isp;
 struct pcr_leafmap;
+struct pcr_tree_view;
 
 struct pcr_app {
 	struct pcr_config cfg;
@@ -74,6 +75,7 @@ struct pcr_app {
 	struct pcr_leafmap *leafmap;
 	uint32_t *tree_parent;
 	struct pcr_tree *tree[PCR_MAX_PORTS];
+	struct pcr_tree_view *tree_view; /**< tree.c: names, children, rates */
 };
 
 /* The datapath (dataplane.c, PCR_DATAPATH) is handed struct pcr_dp and
@@ -120,6 +122,51 @@ int pcr_tree_load(struct pcr_app *a);
 int pcr_tree_build(struct pcr_app *a);
 /** Everything pcr_tree_load() and pcr_tree_build() made. */
 void pcr_tree_free(struct pcr_app *a);
+/** Names, children and rates for the views below (after
+ *  pcr_tree_build()). @return 0 or -ENOMEM. */
+int pcr_tree_view_build(struct pcr_app *a);
+void pcr_tree_view_free(struct pcr_app *a);
+/** A node's id by name (an interior node's, or a Circuit ID), -1: none. */
+int32_t pcr_tree_node_find(const struct pcr_app *a, const char *name);
+/** Sample every node's sent bytes: the rates the views show (control
+ *  lcore, about once a second: pcr_tree_sample_due()). */
+void pcr_tree_sample(struct pcr_app *a, uint64_t now_tsc);
+uint64_t pcr_tree_sample_due(const struct pcr_app *a);
+
+/** One node as an operator reads it, on one port. */
+struct pcr_node_port {
+	uint16_t port;
+	bool down;            /**< the download side (faces subscribers) */
+	uint64_t max_bps;
+	uint64_t weight;      /**< its share's weight, bit/s */
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	double rate_bps;      /**< over the last sample (about 1 s) */
+};
+
+/** One node as an operator reads it. */
+struct pcr_node_info {
+	uint32_t id;
+	const char *name;         /**< its name, or a subscriber's Circuit ID */
+	const char *type;         /**< network.json's type, "node", "subscriber" */
+	const char *circuit_name; /**< a subscriber's Circuit Name */
+	const char *parent;       /**< NULL: under the port */
+	bool leaf;
+	uint32_t depth;           /**< 1: under the port */
+	uint32_t children;
+	uint64_t down_min_bps, up_min_bps, down_max_bps, up_max_bps;
+	uint32_t devices, prefixes;
+	unsigned int n_ports;
+	struct pcr_node_port port[PCR_MAX_PORTS];
+};
+
+void pcr_tree_node_info(const struct pcr_app *a, uint32_t i,
+			struct pcr_node_info *ni);
+uint32_t pcr_tree_n_nodes(const struct pcr_app *a);
+uint32_t pcr_tree_first_child(const struct pcr_app *a, uint32_t i);
+uint32_t pcr_tree_next_sibling(const struct pcr_app *a, uint32_t i);
+double pcr_tree_rate(const struct pcr_app *a, uint16_t p, uint32_t i);
+
 /** Port @p p's tree and its rates into the new set @p nw (tsc_hz set),
  *  sharing @p old's array (NULL: none) where the terms are the same. */
 int pcr_tree_rates(const struct pcr_app *a, const struct pcr_config *c,

@@ -353,6 +353,86 @@ static const struct {
 	{ "tx_bytes", "bytes", offsetof(struct pcr_class_stats, tx_bytes) },
 };
 
+/* Subscribers the Prometheus text names one by one: the top by rate now
+ * on each port (every interior node is named; 100,000 subscribers would
+ * be a cardinality no scraper wants). */
+#define PROM_TOP_LEAVES 10
+
+/* @p s as a Prometheus label value (backslash, quote, newline escaped). */
+static void
+prom_label(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fprintf(f, "\\n");
+		else
+			fputc(*s, f);
+	}
+}
+
+/* One node's series on port @p p. */
+static void
+prom_node(FILE *f, uint16_t p, uint32_t i)
+{
+	struct pcr_node_info ni;
+	unsigned int k;
+
+	pcr_tree_node_info(&pcr_app, i, &ni);
+	for (k = 0; k < ni.n_ports; k++) {
+		if (ni.port[k].port != p)
+			continue;
+		fprintf(f, "pacer_node_tx_bytes_total{port=\"%u\",node=\"", p);
+		prom_label(f, ni.name);
+		fprintf(f, "\",type=\"%s\"} %" PRIu64 "\n", ni.leaf ? "subscriber" : "node",
+			ni.port[k].tx_bytes);
+		fprintf(f, "pacer_node_rate_bps{port=\"%u\",node=\"", p);
+		prom_label(f, ni.name);
+		fprintf(f, "\",type=\"%s\"} %.0f\n", ni.leaf ? "subscriber" : "node",
+			ni.port[k].rate_bps);
+	}
+}
+
+/* The subscriber tree: every interior node, the top subscribers. */
+static void
+prom_tree(FILE *f)
+{
+	const struct pcr_isp *isp = pcr_app.isp;
+	uint32_t i, top[PROM_TOP_LEAVES];
+	double key[PROM_TOP_LEAVES];
+	unsigned int k, j;
+	uint16_t p;
+
+	if (isp == NULL)
+		return;
+	fprintf(f, "# HELP pacer_node_tx_bytes_total bytes a node of the subscriber tree sent (its interior nodes, and the top %u subscribers by rate now)\n"
+		   "# TYPE pacer_node_tx_bytes_total counter\n"
+		   "# HELP pacer_node_rate_bps what it sends now (over about a second), bit/s\n"
+		   "# TYPE pacer_node_rate_bps gauge\n", PROM_TOP_LEAVES);
+	for (p = 0; p < pcr_app.n_ports; p++) {
+		if (pcr_app.tree[p] == NULL)
+			continue;
+		for (i = 0; i < isp->n_nodes; i++)
+			prom_node(f, p, i);
+		for (i = isp->n_nodes, k = 0; i < isp->n_nodes + isp->n_circuits; i++) {
+			double x = pcr_tree_rate(&pcr_app, p, i);
+
+			if (k == PROM_TOP_LEAVES && x <= key[k - 1])
+				continue;
+			j = k < PROM_TOP_LEAVES ? k++ : k - 1;
+			for (; j > 0 && key[j - 1] < x; j--) {
+				key[j] = key[j - 1];
+				top[j] = top[j - 1];
+			}
+			key[j] = x;
+			top[j] = i;
+		}
+		for (j = 0; j < k; j++)
+			prom_node(f, p, top[j]);
+	}
+}
+
 void
 pcr_stats_prometheus(const struct pcr_snapshot *s, FILE *f)
 {
@@ -422,6 +502,7 @@ pcr_stats_prometheus(const struct pcr_snapshot *s, FILE *f)
 			fprintf(f, "pacer_departure_error_ns{port=\"%u\",name=\"%s\",quantile=\"%s\"} %.0f\n",
 				p, pcr_app.ports[p].name, qs[k].q,
 				ns_of(pcr_hist_quantile(&s->port[p].err, qs[k].ppm)));
+	prom_tree(f);
 	fprintf(f, "# HELP pacer_mbufs_in_use mbufs out of the pool now\n"
 		   "# TYPE pacer_mbufs_in_use gauge\npacer_mbufs_in_use %u\n",
 		rte_mempool_in_use_count(pcr_app.pool));

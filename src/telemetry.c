@@ -394,6 +394,60 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /pacer/node,NAME: a node of the subscriber tree, or a subscriber by
+ * Circuit ID (show node's figures, by port). */
+static int
+tel_node(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct pcr_node_info ni;
+	unsigned int k;
+	int32_t id;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || params[0] == '\0')
+		return -EINVAL;
+	pcr_ctl_lock();
+	if (pcr_app.closing) {
+		pcr_ctl_unlock();
+		return -EBUSY;
+	}
+	id = pcr_tree_node_find(&pcr_app, params);
+	if (id < 0) {
+		pcr_ctl_unlock();
+		return -ENOENT;
+	}
+	pcr_tree_node_info(&pcr_app, (uint32_t)id, &ni);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "name", ni.name);
+	rte_tel_data_add_dict_string(d, "type", ni.type);
+	rte_tel_data_add_dict_string(d, "parent", ni.parent != NULL ? ni.parent : "");
+	rte_tel_data_add_dict_u64(d, "depth", ni.depth);
+	rte_tel_data_add_dict_u64(d, "children", ni.children);
+	rte_tel_data_add_dict_u64(d, "down_max_bps", ni.down_max_bps);
+	rte_tel_data_add_dict_u64(d, "up_max_bps", ni.up_max_bps);
+	rte_tel_data_add_dict_u64(d, "down_min_bps", ni.down_min_bps);
+	rte_tel_data_add_dict_u64(d, "up_min_bps", ni.up_min_bps);
+	for (k = 0; k < ni.n_ports; k++) {
+		struct rte_tel_data *x = rte_tel_data_alloc();
+		char name[16];
+
+		if (x == NULL)
+			break;
+		rte_tel_data_start_dict(x);
+		rte_tel_data_add_dict_string(x, "direction",
+					     ni.port[k].down ? "download" : "upload");
+		rte_tel_data_add_dict_u64(x, "max_bps", ni.port[k].max_bps);
+		rte_tel_data_add_dict_u64(x, "weight_bps", ni.port[k].weight);
+		rte_tel_data_add_dict_u64(x, "tx_packets", ni.port[k].tx_packets);
+		rte_tel_data_add_dict_u64(x, "tx_bytes", ni.port[k].tx_bytes);
+		rte_tel_data_add_dict_u64(x, "rate_bps", (uint64_t)ni.port[k].rate_bps);
+		snprintf(name, sizeof(name), "port%u", ni.port[k].port);
+		rte_tel_data_add_dict_container(d, name, x, 0);
+	}
+	pcr_ctl_unlock();
+	return 0;
+}
+
 int
 pcr_telemetry_init(void)
 {
@@ -406,7 +460,9 @@ pcr_telemetry_init(void)
 	    rte_telemetry_register_cmd("/pacer/flows", tel_flows,
 			"The flows with the most bytes queued. Parameter: how many (10)") != 0 ||
 	    rte_telemetry_register_cmd("/pacer/config", tel_config,
-			"The running configuration, section.key: value. No parameters") != 0)
+			"The running configuration, section.key: value. No parameters") != 0 ||
+	    rte_telemetry_register_cmd("/pacer/node", tel_node,
+			"A node of the subscriber tree, or a subscriber by Circuit ID: rates, weight, sent, rate now, by port. Parameter: name") != 0)
 		return -1;
 	return 0;
 }

@@ -22,6 +22,7 @@
 #include "pcr_isp.h"
 #include "tree.h"
 
+
 int
 pcr_tree_load(struct pcr_app *a)
 {
@@ -218,6 +219,7 @@ pcr_tree_free(struct pcr_app *a)
 	a->tree_parent = NULL;
 	pcr_leafmap_free(a->leafmap);
 	a->leafmap = NULL;
+	pcr_tree_view_free(a);
 	pcr_isp_free(a->isp);
 	a->isp = NULL;
 }

@@ -171,6 +171,73 @@ python3 "$judge" --stats "$tmp/shares.json" --network "$tmp/net2.json" \
     --share lee:1.6mbit:0.05 --share ned:1.6mbit:0.05 \
     "$tmp/shares.out.pcap" || note "shares: by weight, not by flows (above)"
 
+# --- what an operator reads: show node/tree/top, Prometheus, telemetry -----
+# The shares case again, read once every frame is sent: exact counts.
+cat >"$tmp/views.cmd" <<'CMD'
+start
+sleep 3000
+show node gina
+show tree Site_C
+show top nodes 3 by bytes
+show stats prometheus
+show node nope
+show tree depth 12
+CMD
+run_pacer views $(eal "net_pcap0,rx_pcap=$tmp/shares.pcap,tx_pcap=$tmp/views.out.pcap" | sed 's/--no-telemetry//') \
+    -- --replay --mbufs 8192 --max-flows 1024 --exit-on-idle 300 \
+    --network "$tmp/net2.json" --subscribers "$tmp/subs2.csv" --cmdline-file "$tmp/views.cmd"
+[ "$rc" -eq 0 ] || fail "views: pacer exited $rc: $(cat "$tmp/views.err")"
+expect "$tmp/views.json" "d['ports'][0]['tx_packets'] == 2960" || fail "views: every frame sent"
+grep -Eq "^ +0 download +10Mbit +1Mbit +600 +600000 " "$tmp/views.out" ||
+    note "show node gina: no row of 600 frames, 600000 bytes: $(cat "$tmp/views.out")"
+grep -q "gina (subscriber), depth 2, under AP_3, 0 children" "$tmp/views.out" ||
+    note "show node gina: no heading"
+for row in "Site_C node 8Mbit 800000" "AP_5 node 8Mbit 160000" "kim subscriber 8Mbit 160000" \
+           "AP_6 node 8Mbit 640000" "ned subscriber 8Mbit 160000"; do
+    read -r n t m b <<<"$row"
+    grep -Eq "^ +$n +$t +$m +[0-9.]+[KMG]?bit +$b\$" "$tmp/views.out" || note "show tree Site_C: no row '$row'"
+done
+awk '/top 3 nodes by bytes/ {on = 1; next} on && /^  [A-Za-z]/ && $1 != "node" {print $1; if (++k == 3) exit}' \
+    "$tmp/views.out" | tr '\n' ' ' | grep -q "^AP_3 AP_4 Site_C $" ||
+    note "show top nodes 3 by bytes: not AP_3 AP_4 Site_C: $(cat "$tmp/views.out")"
+grep -q '^pacer_node_tx_bytes_total{port="0",node="AP_3",type="node"} 1200000$' "$tmp/views.out" ||
+    note "Prometheus: no AP_3 series of 1200000 bytes"
+[ "$(grep -c '^pacer_node_tx_bytes_total{.*type="subscriber"}' "$tmp/views.out")" -eq 9 ] ||
+    note "Prometheus: not the 9 subscribers (the top 10 by rate)"
+grep -q "error: node 'nope': no such node or Circuit ID in the tree" "$tmp/views.out" ||
+    note "show node nope: no error naming it"
+grep -q "error: depth 12: 12 is out of range \[1, 9\]" "$tmp/views.out" ||
+    note "show tree depth 12: no error naming it"
+# telemetry, while pacer runs (no --exit-on-idle: SIGINT once read)
+client=$(command -v dpdk-telemetry.py || true)
+[ -n "$client" ] || fail "dpdk-telemetry.py not found (Debian package dpdk-dev)"
+"$pacer" $(eal "net_pcap0,rx_pcap=$tmp/shares.pcap,tx_pcap=$tmp/tel.out.pcap" | sed 's/--no-telemetry//') \
+    -- --replay --mbufs 8192 --max-flows 1024 --network "$tmp/net2.json" \
+    --subscribers "$tmp/subs2.csv" --stats-json "$tmp/tel.json" >"$tmp/tel.out" 2>"$tmp/tel.err" &
+tpid=$!
+stop_on_exit "$tpid"
+deadline=$((SECONDS + 120))
+while :; do
+    kill -0 $tpid 2>/dev/null || fail "telemetry: pacer exited: $(cat "$tmp/tel.err")"
+    printf '/pacer/node,gina\n' | timeout 20 python3 "$client" -f "$prefix" >"$tmp/tel.q" 2>&1 || true
+    grep -q '"tx_packets": 600' "$tmp/tel.q" && break
+    [ $SECONDS -lt $deadline ] || fail "telemetry: /pacer/node,gina never showed 600 sent: $(cat "$tmp/tel.q")"
+    sleep 0.2
+done
+printf '/pacer/node,nope\n/pacer/node,AP_3\n' | timeout 20 python3 "$client" -f "$prefix" >"$tmp/tel.q2" 2>&1
+kill -INT $tpid
+wait $tpid || fail "telemetry: pacer exited $?: $(cat "$tmp/tel.err")"
+python3 - "$tmp/tel.q" "$tmp/tel.q2" <<'PY' || note "telemetry: /pacer/node (above)"
+import json, sys
+g = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]["/pacer/node"]
+q = [json.loads(l) for l in open(sys.argv[2]) if l.startswith("{")]
+nope, ap3 = q[0]["/pacer/node"], q[1]["/pacer/node"]
+assert g["name"] == "gina" and g["parent"] == "AP_3" and g["type"] == "subscriber", g
+assert g["port0"]["tx_bytes"] == 600000 and g["port0"]["max_bps"] == 10**7 and g["port0"]["weight_bps"] == 10**6, g
+assert nope is None, nope
+assert ap3["children"] == 2 and ap3["port0"]["tx_bytes"] == 1200000, ap3
+PY
+
 # --- bad input: exit 2, named, nothing started ----------------------------
 bad() {
     local what=$1 want=$2
