@@ -76,6 +76,7 @@ struct pcr_app {
 	uint32_t *tree_parent;
 	struct pcr_tree *tree[PCR_MAX_PORTS];
 	struct pcr_tree_view *tree_view; /**< tree.c: names, children, rates */
+	uint64_t tree_cal_bytes; /**< the nodes' calendars, all ports */
 };
 
 /* The datapath (dataplane.c, PCR_DATAPATH) is handed struct pcr_dp and

@@ -87,7 +87,7 @@ run_pacer down $(eal "net_pcap0,rx_pcap=$tmp/down.pcap,tx_pcap=$tmp/down.out.pca
     -- --replay --mbufs 8192 --max-flows 1024 --exit-on-idle 300 \
     --network "$tmp/network.json" --subscribers "$tmp/subs.csv"
 [ "$rc" -eq 0 ] || fail "download: pacer exited $rc: $(cat "$tmp/down.err")"
-grep -q "subscriber tree: 5 nodes, 6 subscribers (6 IPv4 and 1 IPv6 prefixes), 4 levels; port 0 faces the subscribers" \
+grep -q "subscriber tree: 5 nodes, 6 subscribers (6 IPv4 and 1 IPv6 prefixes), 4 levels; port 0 faces the subscribers;" \
     "$tmp/down.out" || fail "download: no tree line: $(cat "$tmp/down.out")"
 conserved "$tmp/down.json" || fail "download: not conserved"
 expect "$tmp/down.json" "d['ports'][0]['tx_packets'] == $total" \
