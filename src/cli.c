@@ -1140,7 +1140,7 @@ static cmdline_parse_token_string_t cmd_tree_c = STR(cmd_node_result, c, "depth"
 static cmdline_parse_token_hdr_t cmd_tree_y = WORD(cmd_node_result, y);
 static cmdline_parse_inst_t cmd_show_tree = {
 	.f = cmd_show_tree_parsed,
-	.help_str = "show tree [NAME] [depth N]: the subscriber tree from the top (or NAME), N levels (3)",
+	.help_str = "show tree: the subscriber tree from the top, 3 levels",
 	.tokens = { (void *)&cmd_node_a, (void *)&cmd_tree_b, NULL },
 };
 static cmdline_parse_inst_t cmd_show_tree_name = {
