@@ -6,7 +6,9 @@
 # classes), runs pacer on it through a net_pcap vdev with
 # config/pacer.cfg, and prints a report: per class and per flow the
 # configured rate against the rate achieved on the wire (the output
-# capture), drops by reason, departure error percentiles.
+# capture), drops by reason, departure error percentiles. Then the second
+# example (tools/isp-demo.sh): a generated 10,000-subscriber ISP paced by
+# pacer's subscriber tree, both directions, and its top nodes.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 builddir=${1:-$top/build}
@@ -36,3 +38,7 @@ echo
 python3 "$top/tools/report.py" "$out/stats.json" "$out/wire.json" "$out/out.pcap"
 echo
 echo "files: $out/{in.pcap,out.pcap,stats.json,wire.json,pacer.log}"
+
+# the second example: a 10,000-subscriber ISP, both directions
+echo
+"$top/tools/isp-demo.sh" "$builddir"
