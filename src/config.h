@@ -25,6 +25,9 @@
 #include "pcr_wheel.h"
 
 #define PCR_MAX_PORTS 32
+/** Longest name an option takes (a Circuit ID: --unmatched), with its
+ *  terminating 0. */
+#define PCR_NAME_MAX 256
 #define PCR_MAX_CLASSES 64  /**< including the implicit "default" class */
 #define PCR_CLASS_NAMELEN 32
 #define PCR_MAX_TXQ 8       /**< TX queues (each with its wheel) a port */
@@ -128,6 +131,7 @@ struct pcr_config {
 	 *  destination, what leaves by its peer at upload rates by source) */
 	char network[PATH_MAX];
 	char subscribers[PATH_MAX];
+	char unmatched[PCR_NAME_MAX]; /**< Circuit ID for traffic of none */
 	uint64_t subscriber_port;
 	/** classes[0] is "default"; the others by index (their id while
 	 *  they live), matched in seq order. `del class` marks a slot

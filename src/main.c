@@ -667,6 +667,8 @@ main(int argc, char **argv)
 		pcr_usage_exit_eal();
 	if (pcr_tree_view_build(a) != 0)
 		pcr_fatal("out of memory for the subscriber tree's views");
+	if (pcr_tree_unmatched(a) != 0)
+		pcr_usage_exit_eal();
 
 	a->dp.dep_dynfield = pcr_wheel_dynfield_register();
 	a->dp.flow_dynfield = rte_mbuf_dynfield_register(&flow_field);

@@ -29,7 +29,7 @@
 #include "pcr_policy.h"
 
 enum opt_kind { K_RATE, K_SIZE, K_U64, K_HPOL, K_BOOL, K_PATH, K_MODE,
-		K_OWNER, K_AQM };
+		K_OWNER, K_AQM, K_NAME };
 
 struct opt_def {
 	const char *name;     /* long option and [pacer] key */
@@ -132,6 +132,8 @@ static const struct opt_def opt_defs[] = {
 	  "LibreQoS's network.json: the subscriber tree's interior nodes (sites, PoPs, access points), to any depth, each a download and upload ceiling", false },
 	{ "subscribers", K_PATH, OFF(subscribers), 0, 0, "FILE",
 	  "LibreQoS's ShapedDevices.csv: the subscribers (the tree's leaves), each circuit its addresses and prefixes, its parent node and its download/upload max; a packet's subscriber is found by longest-prefix match of its subscriber-side address; one that matches none goes by the classes alone", false },
+	{ "unmatched", K_NAME, OFF(unmatched), 0, 0, "CIRCUIT",
+	  "traffic of no subscriber (no address or prefix of ShapedDevices.csv holds it, or not IP) is shaped as this subscriber, by its Circuit ID (a catch-all circuit); without it, by the classes alone [none]", false },
 	{ "subscriber-port", K_U64, OFF(subscriber_port), 0, PCR_MAX_PORTS - 1, "PORT",
 	  "the port that faces the subscribers: what leaves by it is shaped at the download rates, by destination address; what leaves by its peer at the upload rates, by source [0]", false },
 	{ "nic-clock-bits", K_U64, OFF(nic_clock_bits), 1, 64, "N",
@@ -305,6 +307,15 @@ set_value(struct pcr_config *c, const struct opt_def *d, const char *val,
 			snprintf(err, sizeof(err), "'%s' is not yes or no", val);
 			goto bad;
 		}
+		return 0;
+	case K_NAME:
+		if (val[0] == '\0' || strlen(val) >= PCR_NAME_MAX) {
+			snprintf(err, sizeof(err),
+				 "'%.64s' is not a name (1 to %d characters)", val,
+				 PCR_NAME_MAX - 1);
+			goto bad;
+		}
+		snprintf((char *)p, PCR_NAME_MAX, "%s", val);
 		return 0;
 	case K_PATH:
 		if (val[0] == '\0' || strlen(val) >= PATH_MAX) {
@@ -1052,6 +1063,7 @@ value_write(FILE *f, const struct opt_def *d, const void *p)
 		break;
 	case K_PATH:
 	case K_OWNER:
+	case K_NAME:
 		fprintf(f, "%s", (const char *)p);
 		break;
 	case K_MODE:
@@ -1078,6 +1090,7 @@ pcr_options_restart_diff(const struct pcr_config *now,
 		switch (d->kind) {
 		case K_PATH:
 		case K_OWNER:
+		case K_NAME:
 			same = strcmp(a, b) == 0;
 			break;
 		case K_HPOL:
@@ -1157,7 +1170,7 @@ pcr_options_write(FILE *f, const struct pcr_config *c)
 		const struct opt_def *d = &opt_defs[i];
 		const void *p = (const char *)c + d->off;
 
-		if ((d->kind == K_PATH || d->kind == K_OWNER) &&
+		if ((d->kind == K_PATH || d->kind == K_OWNER || d->kind == K_NAME) &&
 		    *(const char *)p == '\0')
 			continue;
 		fprintf(f, "%s = ", d->name);

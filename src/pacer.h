@@ -126,6 +126,9 @@ void pcr_tree_free(struct pcr_app *a);
 /** Names, children and rates for the views below (after
  *  pcr_tree_build()). @return 0 or -ENOMEM. */
 int pcr_tree_view_build(struct pcr_app *a);
+/** --unmatched: its subscriber for each port's tree (after the views).
+ *  @return 0, or -EINVAL logged. */
+int pcr_tree_unmatched(struct pcr_app *a);
 void pcr_tree_view_free(struct pcr_app *a);
 /** A node's id by name (an interior node's, or a Circuit ID), -1: none. */
 int32_t pcr_tree_node_find(const struct pcr_app *a, const char *name);

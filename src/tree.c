@@ -94,6 +94,7 @@ tree_port(struct pcr_app *a, uint16_t p, bool down, const uint32_t *parent,
 	t->weight = w;
 	t->n_nodes = n;
 	t->n_interior = ni;
+	t->unmatched = PCR_TREE_NONE;
 	t->down = down;
 	t->parent = parent;
 	t->map = a->leafmap;
@@ -239,4 +240,32 @@ pcr_tree_free(struct pcr_app *a)
 	pcr_tree_view_free(a);
 	pcr_isp_free(a->isp);
 	a->isp = NULL;
+}
+
+int
+pcr_tree_unmatched(struct pcr_app *a)
+{
+	int32_t id;
+	uint16_t p;
+
+	if (a->cfg.unmatched[0] == '\0')
+		return 0;
+	if (a->isp == NULL) {
+		PCR_LOG(ERR, "--unmatched %s: there is no subscriber tree (--network, --subscribers)",
+			a->cfg.unmatched);
+		return -EINVAL;
+	}
+	id = pcr_tree_node_find(a, a->cfg.unmatched);
+	if (id < 0 || (uint32_t)id < a->isp->n_nodes) {
+		PCR_LOG(ERR, "--unmatched %s: %s", a->cfg.unmatched,
+			id < 0 ? "no subscriber has this Circuit ID" :
+				 "a node, not a subscriber (give a Circuit ID)");
+		return -EINVAL;
+	}
+	for (p = 0; p < a->n_ports; p++)
+		if (a->tree[p] != NULL)
+			a->tree[p]->unmatched = (uint32_t)id;
+	printf("pacer: traffic of no subscriber is shaped as subscriber %s (--unmatched)\n",
+	       a->cfg.unmatched);
+	return 0;
 }

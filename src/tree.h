@@ -67,6 +67,8 @@ struct pcr_tree {
 	 *  children's, as LibreQoS sets them) */
 	const uint64_t *weight;
 	struct pcr_cal **cal;    /**< [n_interior]: NULL where unlimited */
+	uint32_t unmatched;      /**< the leaf of traffic of no subscriber
+				  *   (--unmatched), PCR_TREE_NONE: none */
 	uint64_t *empty;         /**< [n_nodes - n_interior]: the leaves'
 				  *   token buckets (pcr_policy.empty), one
 				  *   word each, compare-and-swap where RX
@@ -79,7 +81,7 @@ static inline uint32_t
 pcr_tree_leaf(const struct pcr_tree *t, const struct pcr_flow_key *k)
 {
 	const uint8_t *a;
-	uint32_t ip;
+	uint32_t ip, leaf = PCR_TREE_NONE;
 
 	if (t == NULL)
 		return PCR_TREE_NONE;
@@ -87,11 +89,11 @@ pcr_tree_leaf(const struct pcr_tree *t, const struct pcr_flow_key *k)
 	if (k->family == PCR_FLOW_FAMILY_IPV4) {
 		ip = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 |
 		     (uint32_t)a[2] << 8 | a[3];
-		return pcr_leafmap_lookup4(t->map, ip);
+		leaf = pcr_leafmap_lookup4(t->map, ip);
+	} else if (k->family == PCR_FLOW_FAMILY_IPV6) {
+		leaf = pcr_leafmap_lookup6(t->map, a);
 	}
-	if (k->family == PCR_FLOW_FAMILY_IPV6)
-		return pcr_leafmap_lookup6(t->map, a);
-	return PCR_TREE_NONE;
+	return leaf != PCR_TREE_NONE ? leaf : t->unmatched;
 }
 
 #endif /* PCR_TREE_H */

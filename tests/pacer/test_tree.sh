@@ -24,8 +24,10 @@
 # count in pacer's statistics equal to the capture's; per-flow order;
 # conserved. Upload: the same frames from the subscribers (source
 # addresses) leaving by port 1, the one that faces the Internet, at the
-# upload rates. Bad input: a bad file, a tree too deep, a port that does
-# not exist: exit 2, the message naming it, nothing started.
+# upload rates. --unmatched erin: the frames of no subscriber counted and
+# shaped as erin's. Bad input: a bad file, a tree too deep, a port that
+# does not exist, --unmatched of nobody, of a node, without a tree: exit
+# 2, the message naming it, nothing started.
 source "$(dirname "$0")/lib.sh"
 
 judge=$here/tree_judge.py
@@ -98,6 +100,24 @@ python3 "$judge" --stats "$tmp/down.json" --network "$tmp/network.json" \
     --expect AP_1:8mbit:0.03 --expect alice:4mbit:0.03 --expect bob:4mbit:0.03 \
     --expect AP_2a:6mbit:0.03 --expect dave:3mbit:0.03 --expect erin:2mbit:0.03 \
     --expect frank:1mbit:0.03 "$tmp/down.out.pcap" || note "download: the tree's rates (above)"
+
+# --- --unmatched: traffic of no subscriber shaped as erin ---------------
+# erin (2 mbit/s) now carries its 150 frames and the 50 of 198.19.9.9:
+# 200 frames at 2 mbit/s; everything else as before
+run_pacer unm $(eal "net_pcap0,rx_pcap=$tmp/down.pcap,tx_pcap=$tmp/unm.out.pcap") \
+    -- --replay --mbufs 8192 --max-flows 1024 --exit-on-idle 300 \
+    --network "$tmp/network.json" --subscribers "$tmp/subs.csv" --unmatched erin
+[ "$rc" -eq 0 ] || fail "unmatched: pacer exited $rc: $(cat "$tmp/unm.err")"
+grep -q "traffic of no subscriber is shaped as subscriber erin (--unmatched)" "$tmp/unm.out" ||
+    note "unmatched: no line saying so"
+conserved "$tmp/unm.json" || fail "unmatched: not conserved"
+expect "$tmp/unm.json" "d['ports'][0]['tx_packets'] == $total" \
+    '[n["tx_packets"] for n in d["tree"]["ports"][0]["nodes"] if n["name"] == "erin"] == [200]' ||
+    note "unmatched: erin's 150 frames and the 50 of nobody"
+python3 "$judge" --stats "$tmp/unm.json" --network "$tmp/network.json" \
+    --subscribers "$tmp/subs.csv" --direction download --unmatched erin \
+    --expect erin:2mbit:0.03 --expect frank:1mbit:0.03 "$tmp/unm.out.pcap" >"$tmp/unm.judge" ||
+    note "unmatched: the tree's rates: $(cat "$tmp/unm.judge")"
 
 # --- upload: port 0 faces the subscribers, what they send leaves by 1 ----
 gen_all src "$tmp/up.pcap"
@@ -264,4 +284,9 @@ PY
 bad "a tree too deep" "node 'L9' is 9 levels deep" --network "$tmp/deep.json"
 bad "no such port" "--subscriber-port 3: there is no such port (ports 0..0)" \
     --network "$tmp/network.json" --subscribers "$tmp/subs.csv" --subscriber-port 3
+bad "--unmatched of nobody" "--unmatched zed: no subscriber has this Circuit ID" \
+    --network "$tmp/network.json" --subscribers "$tmp/subs.csv" --unmatched zed
+bad "--unmatched a node" "--unmatched AP_1: a node, not a subscriber (give a Circuit ID)" \
+    --network "$tmp/network.json" --subscribers "$tmp/subs.csv" --unmatched AP_1
+bad "--unmatched without a tree" "--unmatched erin: there is no subscriber tree" --unmatched erin
 notes_done "ok: the subscriber tree: every node within its bound, the bottlenecks at their rates, both directions; bad files refused"

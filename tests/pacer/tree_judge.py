@@ -31,7 +31,8 @@
 # span but its first and last, give or take one frame (its weighted
 # max-min fair share, which the test works out from the tree). The frames counted at each node equal
 # pacer's own per-node tx_packets (STATS tree), and frames of no
-# subscriber are counted apart. Per-flow order as windows.py checks it.
+# subscriber are counted apart (or, with --unmatched CIRCUIT, at that
+# subscriber, as pacer's --unmatched shapes them). Per-flow order as windows.py checks it.
 # Exit status: 0 all hold, 1 one did not (named on stderr), 2 bad input.
 import argparse
 import csv
@@ -95,6 +96,7 @@ def main():
     ap.add_argument("--subscribers", required=True)
     ap.add_argument("--direction", default="download")
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--unmatched", help="pacer's --unmatched: frames of no subscriber count there")
     ap.add_argument("--window", type=float, action="append")
     ap.add_argument("--expect", action="append", default=[])
     ap.add_argument("--share", action="append", default=[],
@@ -133,16 +135,19 @@ def main():
     order = 0
     for t, orig, data in raw:
         h = windows.parse_frame(data)
-        if h is None:
+        if h is None and not a.unmatched:
             other += 1
             continue
-        if h[5] is not None:
+        if h is not None and h[5] is not None:
             k = h[:5] + (h[5][0],)
             if k in last_seq and h[5][1] <= last_seq[k]:
                 order += 1
             last_seq[k] = h[5][1]
-        addr = h[2] if a.direction == "download" else h[1]
-        leaf = leaf_of(prefixes, addr, cache)
+        leaf = None
+        if h is not None:
+            leaf = leaf_of(prefixes, h[2] if a.direction == "download" else h[1], cache)
+        if leaf is None:
+            leaf = a.unmatched
         if leaf is None:
             other += 1
             continue
