@@ -27,6 +27,9 @@
 # within TOL (a fraction) of RATE, less the share of that time pacer's
 # staging went unserved past its lead (STATS stage_stall_ns: a worker off
 # its CPU; the calendars' time it missed is gone), never more.
+# --fair TOL: every node at its weighted max-min share, worked out here
+# from the files, judged as --share while every subscriber is backlogged;
+# --fair-report prints the worst window of each but judges none.
 # --share NAME:RATE:TOL: the same in every 100 ms window of the node's busy
 # span but its first and last, give or take one frame (its weighted
 # max-min fair share, which the test works out from the tree). The frames counted at each node equal
@@ -45,8 +48,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import windows  # noqa: E402
 
 
-def load_tree(network, subscribers, direction):
-    """{name: (parent or None, max bit/s, leaf?)}, [(network, leaf)]."""
+def load_tree(network, subscribers, direction, mins=None):
+    """{name: (parent or None, max bit/s, leaf?)}, [(network, leaf)];
+    the subscribers' mins (bit/s) into @mins."""
     key = "downloadBandwidthMbps" if direction == "download" else "uploadBandwidthMbps"
     nodes = {}
 
@@ -69,10 +73,67 @@ def load_tree(network, subscribers, direction):
         cid = r[ix["Circuit ID"]]
         parent = r[ix["Parent Node"]] or None
         nodes[cid] = (parent, round(float(r[ix[col]]) * 1e6), True)
+        if mins is not None:
+            mins[cid] = float(r[ix[col.replace("Max", "Min")]]) * 1e6
         for c in ("IPv4", "IPv6"):
             for a in r[ix[c]].replace(",", " ").split():
                 prefixes.append((ipaddress.ip_network(a, strict=False), cid))
     return nodes, prefixes
+
+
+def weights(nodes, mins):
+    """pacer's weights (src/tree.h): a leaf's min (1 Mbit/s without one),
+    a node's the sum of its children's (1 Mbit/s with none)."""
+    w = {n: (mins.get(n) or 1e6) for n, v in nodes.items() if v[2]}
+    kids = {}
+    for n, v in nodes.items():
+        kids.setdefault(v[0], []).append(n)
+
+    def get(n):
+        if n not in w:
+            w[n] = sum(get(c) for c in kids.get(n, [])) or 1e6
+        return w[n]
+    for n in nodes:
+        get(n)
+    return w, kids
+
+
+def fair_shares(nodes, mins, busy):
+    """Each node's weighted max-min share (bit/s) while the leaves in
+    @busy are backlogged: at each node its capacity (its max, or what its
+    parent gives it) goes to its children by weight, none above what it
+    can use (its own max, or what its busy subtree can), the rest shared
+    again among the others."""
+    w, kids = weights(nodes, mins)
+    demand = {}
+
+    def dem(n):
+        if n not in demand:
+            mx = nodes[n][1] or float("inf")
+            if nodes[n][2]:
+                demand[n] = mx if n in busy else 0.0
+            else:
+                demand[n] = min(mx, sum(dem(c) for c in kids.get(n, [])))
+        return demand[n]
+    share = {}
+
+    def give(n, cap):
+        share[n] = cap = min(cap, dem(n))
+        cs = [c for c in kids.get(n, []) if dem(c) > 0]
+        while cs:
+            tot = sum(w[c] for c in cs)
+            capped = [c for c in cs if dem(c) <= cap * w[c] / tot]
+            if not capped:
+                for c in cs:
+                    give(c, cap * w[c] / tot)
+                return
+            for c in capped:
+                give(c, dem(c))
+                cap -= dem(c)
+            cs = [c for c in cs if c not in capped]
+    for top in kids.get(None, []):
+        give(top, float("inf"))
+    return share
 
 
 def leaf_of(prefixes, addr, cache):
@@ -101,6 +162,12 @@ def main():
     ap.add_argument("--expect", action="append", default=[])
     ap.add_argument("--share", action="append", default=[],
                     help="NAME:RATE:TOL, in every 100 ms window")
+    ap.add_argument("--fair-report", action="store_true",
+                    help="as --fair 0.05, printed but not judged")
+    ap.add_argument("--fair", type=float, metavar="TOL",
+                    help="every node with frames at its weighted max-min share "
+                         "(worked out here) within TOL in every 100 ms window "
+                         "while every subscriber is backlogged")
     a = ap.parse_args()
     try:
         st = json.load(open(a.stats))
@@ -113,7 +180,8 @@ def main():
         stall_ns = float(port.get("stage_stall_ns", 0))
         tree = [t for t in st["tree"]["ports"] if t["port"] == a.port][0]
         pst = {n["name"]: n for n in tree["nodes"]}
-        nodes, prefixes = load_tree(a.network, a.subscribers, a.direction)
+        mins = {}
+        nodes, prefixes = load_tree(a.network, a.subscribers, a.direction, mins)
         raw = windows.read_pcap(a.pcap)
         expects, shares = [], []
         for e in a.expect:
@@ -206,8 +274,21 @@ def main():
             bad.append("%s: %.0f bit/s over %.3f s, expected %.0f to %.0f (%g %%, "
                        "%.1f %% of it the staging stalled)"
                        % (name, got, span / 1e9, lo, rate * (1 + tol), tol * 100, lost * 100))
-    # --share: every 100 ms window within the node's busy span (the
-    # first and last left out: it began and ended inside them)
+    # --fair: the shares worked out from the tree, judged like --share
+    # but only up to where the first subscriber ran out
+    end_all = None
+    report_only = a.fair is None and a.fair_report
+    if report_only:
+        a.fair = 0.05
+    if a.fair is not None:
+        busy = {n for n in nodes if nodes[n][2] and frames[n]}
+        fs = fair_shares(nodes, mins, busy)
+        end_all = min(frames[n][-1][0] for n in busy)
+        start_all = max(frames[n][0][0] for n in busy)
+        for n in nodes:
+            if frames[n] and fs.get(n, 0) > 0:
+                shares.append((n, fs[n], a.fair))
+                frames[n] = [(t, b) for t, b in frames[n] if start_all <= t <= end_all]
     for name, rate, tol in shares:
         fr = frames.get(name, [])
         w = share_ms * 1e6
@@ -225,6 +306,9 @@ def main():
             if abs(dev) > abs(worst):
                 worst = dev
             if got > want * (1 + tol) + fmax or got < want * (1 - tol) - fmax - slack_lo:
+                if report_only:
+                    t += w
+                    continue
                 bad.append("%s: %d bytes in [%.0f, %.0f) ms, its share %.0f +- %g %% "
                            "and a frame" % (name, got, (t - fr[0][0]) / 1e6,
                                             (t + w - fr[0][0]) / 1e6, want, tol * 100))
