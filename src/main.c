@@ -763,6 +763,7 @@ main(int argc, char **argv)
 		printf("pacer: live capture off: %s (dpdk-dumpcap needs the shared configuration: no --no-shconf or --in-memory; pacer(8), EAL options)\n",
 		       rte_strerror(rte_errno));
 	}
+	fflush(stdout); /* the live capture line, before anything waits */
 	/* with a script, forwarding waits for it (or its `start`) */
 	a->dp.forwarding = a->cfg.auto_start && a->cfg.cmdline_file[0] == '\0';
 	RTE_LCORE_FOREACH_WORKER(l)

@@ -76,7 +76,10 @@ printf 'sleep 60000\n' >"$tmp/hold.cmd"
     --stats-json "$tmp/p.json" >"$tmp/p.out" 2>"$tmp/p.err" &
 pid=$!
 wait_started "$tmp/p.out" "$pid" || fail "pacer did not start: $(cat "$tmp/p.err")"
-for _ in $(seq 100); do grep -q "^pacer: control socket" "$tmp/p.out" && break; sleep 0.05; done
+# the live capture line comes after the control socket's: wait for it
+# (bounded), not for the socket's (a busy machine once printed it after
+# the look)
+for _ in $(seq 400); do grep -q "^pacer: live capture" "$tmp/p.out" && break; sleep 0.05; done
 grep -q "^pacer: live capture on (dpdk-dumpcap --file-prefix=$prefix -i PORT)" "$tmp/p.out" ||
     fail "no live capture line: $(grep -i capture "$tmp/p.out" "$tmp/p.err")"
 
