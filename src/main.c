@@ -663,12 +663,18 @@ main(int argc, char **argv)
 	if (n > 1 && (n & 1))
 		PCR_LOG(WARNING, "port %u has no peer: it sends back out of itself",
 			n - 1);
-	if (pcr_tree_build(a) != 0)
+	/* a refused tree frees what it built before the usage exit (the
+	 * sanitizer build counts it a leak otherwise) */
+	if (pcr_tree_build(a) != 0) {
+		pcr_tree_free(a);
 		pcr_usage_exit_eal();
+	}
 	if (pcr_tree_view_build(a) != 0)
 		pcr_fatal("out of memory for the subscriber tree's views");
-	if (pcr_tree_unmatched(a) != 0)
+	if (pcr_tree_unmatched(a) != 0) {
+		pcr_tree_free(a);
 		pcr_usage_exit_eal();
+	}
 
 	a->dp.dep_dynfield = pcr_wheel_dynfield_register();
 	a->dp.flow_dynfield = rte_mbuf_dynfield_register(&flow_field);
