@@ -1044,21 +1044,10 @@ show_top_nodes(FILE *f, const void *v)
 	}
 	/* the top N by insertion: N is small, the tree is not walked twice */
 	for (i = 0; i < n; i++) {
-		struct pcr_node_info ni;
-		double x;
+		double x = a->by_bytes ? (double)pcr_tree_bytes(&pcr_app, p, i) :
+					 pcr_tree_rate(&pcr_app, p, i);
 		uint32_t j;
 
-		if (a->by_bytes) {
-			unsigned int q;
-
-			pcr_tree_node_info(&pcr_app, i, &ni);
-			x = 0;
-			for (q = 0; q < ni.n_ports; q++)
-				if (ni.port[q].port == p)
-					x = (double)ni.port[q].tx_bytes;
-		} else {
-			x = pcr_tree_rate(&pcr_app, p, i);
-		}
 		if (k == a->n && x <= key[k - 1])
 			continue;
 		j = k < a->n ? k++ : k - 1;

@@ -170,6 +170,8 @@ uint32_t pcr_tree_n_nodes(const struct pcr_app *a);
 uint32_t pcr_tree_first_child(const struct pcr_app *a, uint32_t i);
 uint32_t pcr_tree_next_sibling(const struct pcr_app *a, uint32_t i);
 double pcr_tree_rate(const struct pcr_app *a, uint16_t p, uint32_t i);
+/** What node @p i sent on port @p p, bytes (its TX queues summed). */
+uint64_t pcr_tree_bytes(const struct pcr_app *a, uint16_t p, uint32_t i);
 
 /** Port @p p's tree and its rates into the new set @p nw (tsc_hz set),
  *  sharing @p old's array (NULL: none) where the terms are the same. */

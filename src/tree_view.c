@@ -263,6 +263,15 @@ pcr_tree_next_sibling(const struct pcr_app *a, uint32_t i)
 	return a->tree_view->next_sibling[i];
 }
 
+uint64_t
+pcr_tree_bytes(const struct pcr_app *a, uint16_t p, uint32_t i)
+{
+	uint64_t pk, by;
+
+	node_sent(a, p, i, &pk, &by);
+	return by;
+}
+
 double
 pcr_tree_rate(const struct pcr_app *a, uint16_t p, uint32_t i)
 {
